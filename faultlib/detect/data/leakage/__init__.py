@@ -121,6 +121,7 @@ def analyze_file(path: str, *, alone: bool = False):
             report, smap = analyze_session(members, entry=str(path))
             _note_left_out(report, path, members)
             _hand_on(path, members, report, smap)
+            _note_resubstitution(path, report)
             return report, smap
         source, smap = kedro if kedro is not None else ("\n".join(clean_lines(source.split("\n"))), smap)
     elif Path(path).is_dir() and not Path(path).is_symlink():
@@ -139,6 +140,8 @@ def analyze_file(path: str, *, alone: bool = False):
                          line=at["line"]) from None
     if suffix != ".ipynb":
         _note_unassigned(report, path, alone)
+        if not alone:
+            _note_resubstitution(path, report)
     if not alone:  # a notebook hands its rows on too (nbfiles.py)
         _hand_on(path, [Path(path)], report, smap)
     return report, smap
@@ -151,6 +154,34 @@ def _hand_on(path: str, members: list, report, smap) -> None:
     if handed_on(path, members, report, analyze_session):
         report.findings.sort(key=lambda f: (smap.order(f.location.get("file")), f.location.get("index", 0),
                                             f.location.get("line", 0), f.kind))
+
+
+def _note_resubstitution(path: str, report) -> None:
+    """``trained_on_test`` where the script scores a model file another script fitted on every row of the table it
+    scores (:mod:`.modelfiles`)."""
+    import ast
+    from pathlib import Path
+
+    from faultlib.detect.data.leakage.modelfiles import resubstituted
+    from faultlib.detect.data.leakage.repofiles import repo_files
+    from faultlib.detect.data.leakage.reposcripts import script_tree
+    from faultlib.findings import Finding, Severity
+
+    tree = script_tree(Path(path))
+    if tree is None or not any(isinstance(n, ast.Call) and getattr(n.func, "attr", None) in ("load", "load_model")
+                               for n in ast.walk(tree)):
+        return
+    found = resubstituted(str(path), tree, repo_files(path))
+    if found is None or any(f.kind == "trained_on_test" and f.location.get("line") == found.line
+                            and f.location.get("file", str(path)) == str(path) for f in report.findings):
+        return
+    report.findings.append(Finding(
+        "leakage", Severity.WARNING,
+        f"the model loaded from `{found.model_file}` is scored here on the rows of `{found.table}`, every row of which "
+        f"{Path(found.trainer).name} fitted it on (it splits nothing): the score is the model's fit to its own "
+        "training rows, not a held-out estimate. Fix: split the table once, train on the training part and score "
+        "the held-out part here", {"file": str(path), "line": found.line},
+        {"model_file": found.model_file, "trained_by": found.trainer, "table": found.table}, kind="trained_on_test"))
 
 
 def _note_left_out(report, path: str, members: list) -> None:

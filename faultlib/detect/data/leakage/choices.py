@@ -39,6 +39,7 @@ from faultlib.detect.data.leakage.handedcands import hands_candidate
 from faultlib.detect.data.leakage.comparedby import kept_by_another_value
 from faultlib.detect.data.leakage.guards import branches, counter_guard, counters, seed_only, size_guard
 from faultlib.detect.data.leakage.laterpicks import later_running_best
+from faultlib.detect.data.leakage.passbests import kept_per_pass
 from faultlib.detect.data.leakage.targets import call_name, validation_named
 from faultlib.detect.data.leakage.testparts import named_test_part
 from faultlib.detect.data.leakage.values import Data, Est, Rows, parts
@@ -398,7 +399,10 @@ class ChoiceChecks:
 
     def _check_tuned(self, est: Est, x: Data, node: ast.Call, frame: Any) -> None:
         arg = node.args[0] if node.args else None
-        held = self._test_rows(x, arg)
+        if "_pass_bests" not in self.__dict__:
+            self._pass_bests = kept_per_pass(self.tree)  # type: ignore[attr-defined]
+        per_pass = self._pass_bests.get(node.lineno)  # scores[fold] = best of the grid on the fold (passbests.py)
+        held = self._test_rows(x, arg) or per_pass is not None
         rescored: dict[int, frozenset[str]] = getattr(self, "_picks_rescored", {})  # (bestrefits.py)
         if not held and not (rescored and _held_aside(x) and _root_name(arg)):
             return
@@ -427,15 +431,20 @@ class ChoiceChecks:
             self.report.findings.append(Finding(
                 "leakage", Severity.WARNING,
                 f"{est.cls}.{call_name(node)}() scores the "
-                + ("test rows" if held else "held-aside rows the chosen candidate is scored on again after the "
-                   "search") + " inside the loop on "
+                + ((f"held-out rows of each pass, whose best score is stored as the pass's result "
+                    f"({self.smap.describe(per_pass.stored)})" if per_pass is not None else "test rows") if held
+                   else "held-aside rows the chosen candidate is scored on again after the search")
+                + " inside the loop on "
                 f"{self.smap.describe(facts.start)}, which tries candidates, and "
                 + ("every candidate's test score is reported to be read off "
                    if facts.read_off else "the best is kept by that score ")
                 + f"({self.smap.describe(facts.chooses)}): the "
-                "test rows chose the model, so its test score is optimistic (ASE'22 multi-test leakage). Fix: "
-                "choose on a validation part or by cross-validation on the training part, then score the test "
-                "part once",
+                + ("test rows chose the model, so its test score is optimistic (ASE'22 multi-test leakage). Fix: "
+                   "choose on a validation part or by cross-validation on the training part, then score the test "
+                   "part once" if per_pass is None else
+                   "rows each pass reports chose its candidate, so every pass's score, and their mean, is optimistic "
+                   "(Varma & Simon 2006). Fix: choose inside each pass on a split of its training rows (nested "
+                   "cross-validation), then score the pass's held-out rows once"),
                 {**where, "column": node.col_offset + 1 if at == node.lineno else 1,
                  "function": frame.qualname if at == node.lineno else function_at(self.tree, at)},
                 {"estimator": est.cls, "loop": self.smap.where(facts.start), "kept": self.smap.where(facts.chooses),

@@ -18,7 +18,9 @@ held-out rows.
 Only a pair is a split: a mask bound to a name for testing (``test_mask``, ``is_test``; see
 :func:`~faultlib.detect.data.leakage.vocab.looks_like_test`) and the same mask negated (``~test_mask``, or
 ``s != v`` beside ``s == v``), as a name bound to it or written in the subscript. A mask without its negation, or
-a pair no side of which is named for testing (``valid = ~y.isna()``: rows with a value), stays a plain filter. A
+a pair no side of which is named for testing (``valid = ~y.isna()``: rows with a value), stays a plain filter,
+unless the mask is drawn at random (``keep = np.random.rand(n) < 0.8``: a shuffled split, its smaller side held
+out: :mod:`.randommasks`). A
 date cut written both ways (``df.d < c`` beside ``df.d >= c``) is a pair too, its later side the test part
 (:mod:`~faultlib.detect.data.leakage.timecuts`).
 """
@@ -28,6 +30,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.randommasks import drawn_fraction
 from faultlib.detect.data.leakage.timecuts import date_cut
 from faultlib.pyflow.walk import walk_once
 
@@ -56,6 +59,7 @@ def mask_pairs(tree: ast.Module, binds: Binds) -> dict[str, bool]:
     (``test_mask = s == v`` beside ``train_mask = ~test_mask`` or ``train_mask = s != v``)."""
     seen: dict[str, set[bool]] = {}
     test_side: dict[str, bool] = {}
+    drawn: dict[str, bool] = {}  # a mask drawn at random -> the polarity of its smaller side (randommasks.py)
     for n in walk_once(tree):
         if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)):
             continue
@@ -65,6 +69,9 @@ def mask_pairs(tree: ast.Module, binds: Binds) -> dict[str, bool]:
         seen.setdefault(canon[0], set()).add(canon[1])
         if vocab.looks_like_test(n.targets[0].id):
             test_side[canon[0]] = canon[1]
+        share = drawn_fraction(n.value)
+        if share is not None:
+            drawn[canon[0]] = canon[1] if share < 0.5 else not canon[1]
     for n in walk_once(tree):  # X[~test_mask]: the negation written in place
         if isinstance(n, ast.Subscript):
             canon = _canonical(n.slice, n.lineno, binds, 2)
@@ -73,7 +80,22 @@ def mask_pairs(tree: ast.Module, binds: Binds) -> dict[str, bool]:
     for text in seen:  # a date cut: the side at or after the cut is held out, whatever the names say (timecuts.py)
         if text.find(" <cut> ") > 0:
             test_side[text] = True
+    for text, side in drawn.items():  # a random mask: the smaller side is held out unless a name says otherwise
+        test_side.setdefault(text, side)
     return {text: side for text, side in test_side.items() if len(seen.get(text, ())) == 2}
+
+
+def drawn_masks(tree: ast.Module, binds: Binds) -> dict[str, int]:
+    """Masks drawn at random (:func:`.randommasks.drawn_fraction`), as the text :func:`mask_split` gives them -> the
+    line they are drawn on."""
+    out: dict[str, int] = {}
+    for n in walk_once(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+                drawn_fraction(n.value) is not None:
+            canon = _canonical(n.value, n.lineno + 1, binds, 2)
+            if canon is not None:
+                out.setdefault(canon[0], n.lineno)
+    return out
 
 
 def _canonical(node: ast.expr, line: int, binds: Binds, depth: int) -> tuple[str, bool] | None:
@@ -110,4 +132,4 @@ def _is_boolean(value: ast.expr) -> bool:
             value.op, (ast.BitAnd, ast.BitOr))
 
 
-__all__ = ["mask_pairs", "mask_split"]
+__all__ = ["drawn_masks", "mask_pairs", "mask_split"]

@@ -23,7 +23,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage.classfilters import class_mask, label_names
-from faultlib.detect.data.leakage.maskpairs import mask_pairs, mask_split
+from faultlib.detect.data.leakage.maskpairs import drawn_masks, mask_pairs, mask_split
 from faultlib.detect.data.leakage.values import Step, new_id
 from faultlib.pyflow.walk import walk_once
 
@@ -38,9 +38,14 @@ class MaskIdentity:
             self._mask_bindings = _line_bindings(self.tree)
             self._mask_splits: dict[tuple[str, int], int] = {}
             self._pairs = mask_pairs(self.tree, self._mask_bindings)
+            self._drawn_steps: dict[int, int] = {}  # a split by a random mask -> the line of the mask
         pair = mask_split(index_node, line, self._mask_bindings, self._pairs)  # test_mask / ~test_mask (maskpairs)
         if pair is not None:
             ident = self._mask_splits.setdefault(pair[:2], new_id())
+            if not hasattr(self, "_drawn_masks"):
+                self._drawn_masks = drawn_masks(self.tree, self._mask_bindings)
+            if pair[0] in self._drawn_masks:
+                self._drawn_steps[ident] = self._drawn_masks[pair[0]]
             return Step("split", ident, pair[2], line=line)
         part = "class" if self._class_mask(index_node, line) else None  # y_all == 1: one class's rows (classfilters)
         text = _expanded(index_node, line, self._mask_bindings, 3)
@@ -49,6 +54,13 @@ class MaskIdentity:
         if text not in self._mask_steps:
             self._mask_steps[text] = Step("filter", new_id(), part, line=line)
         return self._mask_steps[text]
+
+    def _drawn_split_design(self, data: Any, step: Step, frame: Any) -> None:
+        """A split by a random mask (:mod:`.randommasks`) is a shuffled split: its design is checked as
+        ``train_test_split``'s is (overlapping windows or lag features on both sides), at the mask's line."""
+        line = getattr(self, "_drawn_steps", {}).get(step.ident) if step.kind == "split" else None
+        if line is not None:
+            self._check_split_design([data], {}, line, frame, "a random mask")  # type: ignore[attr-defined]
 
     def _class_mask(self, index_node: ast.expr, line: int) -> bool:
         if not hasattr(self, "_class_labels"):

@@ -21,6 +21,22 @@ directly or to ``pd.DataFrame``) whose every call passes labels named for testin
 computing a metric (a ``*_score``/``*_error``/``*_loss`` call, :func:`.scorelists.returns_score`); and, later in
 the same scope, a chooser of that table (``idxmax``/``idxmin``/``max``/``min``/``nlargest``, ``sort_values(...)``
 then ``iloc[0]``/``head(1)``). Printing or plotting the table stays silent, as does a table of validation scores.
+
+The rows may also be results kept under a name each, and the table rebuilt before the pick (issue 17 wave 91: a spam
+classifier's notebook kept the model of the best test F1 and pickled it as the project's model)::
+
+    lr_res = train_and_evaluate(lr, X_train, y_train, X_test, y_test)   # a dict of test metrics
+    nb_res = train_and_evaluate(nb, X_train, y_train, X_test, y_test)
+    results = [lr_res, nb_res]
+    rows = []
+    for r in results:
+        rows.append({"model": r["name"], "f1": r["f1"]})
+    summary = pd.DataFrame(rows).sort_values(by="f1", ascending=False)
+    best_name = summary.iloc[0]["model"]
+
+A list item that is a name bound once, earlier in the scope, to a call of the metric helper counts as that call; the
+names that hold the table's rows later (a loop over it appending to a list, an assignment reading it, a sort bound
+to a name) are read as the table, and the first row of a name bound to a sort is a pick.
 """
 
 from __future__ import annotations
@@ -62,35 +78,86 @@ def _metric(call: ast.Call) -> bool:
     return name is not None and returns_score("sklearn.metrics", name)
 
 
-def _rows(value: ast.expr, helpers: set[str]) -> str | None:
+def _results(scope: list[ast.stmt], helpers: set[str], before: int) -> dict[str, ast.Call]:
+    """Names bound once in ``scope`` before line ``before`` to a call of a metric helper (``lr_result =
+    evaluate(lr, ..., y_test=y_test)``) -> that call."""
+    seen: dict[str, list[ast.expr]] = {}
+    for stmt in scope:
+        if isinstance(stmt, ast.Assign) and stmt.lineno < before:
+            for t in stmt.targets:
+                if isinstance(t, ast.Name):
+                    seen.setdefault(t.id, []).append(stmt.value)
+    return {k: v[0] for k, v in seen.items() if len(v) == 1 and isinstance(v[0], ast.Call) and isinstance(
+        v[0].func, ast.Name) and v[0].func.id in helpers}
+
+
+def _rows(value: ast.expr, helpers: set[str], results: dict[str, ast.Call] | None = None) -> str | None:
     """The helper of a list of its calls on test labels (``[h(y_test, a), h(y_test, b)]``, alone or given to
-    ``DataFrame``), else ``None``."""
+    ``DataFrame``; an item may be a name bound once to such a call, ``results``), else ``None``."""
     if isinstance(value, ast.Call) and getattr(value.func, "attr", getattr(value.func, "id", None)) == "DataFrame" \
             and value.args:
         value = value.args[0]
     if not isinstance(value, (ast.List, ast.Tuple)) or len(value.elts) < 2:
         return None
-    names = {e.func.id for e in value.elts if isinstance(e, ast.Call) and isinstance(e.func, ast.Name)}
+    results = results or {}
+    calls = [results.get(e.id, e) if isinstance(e, ast.Name) else e for e in value.elts]
+    names = {e.func.id for e in calls if isinstance(e, ast.Call) and isinstance(e.func, ast.Name)}
     if len(names) != 1 or not names <= helpers or not all(
             isinstance(e, ast.Call) and any(test_named(a) for a in [*e.args, *(k.value for k in e.keywords)])
-            for e in value.elts):
+            for e in calls):
         return None
     return next(iter(names))
 
 
+def _reads(node: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+
+def _derived(scope: list[ast.stmt], table: str, after: int) -> tuple[set[str], set[str]]:
+    """The names that hold ``table``'s rows after line ``after``: ``rows.append({...})`` in a ``for r in table``
+    loop, ``df = pd.DataFrame(rows)``, ``df = df.sort_values('f1')``; and those of them bound to a sort."""
+    held, sorted_ = {table}, set()
+    for stmt in (s for s in scope if s.lineno > after):
+        if isinstance(stmt, ast.For) and _reads(stmt.iter, held):
+            held |= {n.func.value.id for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(
+                n.func, ast.Attribute) and n.func.attr in ("append", "extend") and isinstance(n.func.value, ast.Name)}
+        elif isinstance(stmt, ast.Assign) and _reads(stmt.value, held):
+            for t in (t for t in stmt.targets if isinstance(t, ast.Name)):
+                held.add(t.id)
+                if _sorted(stmt.value, held):
+                    sorted_.add(t.id)
+                else:
+                    sorted_.discard(t.id)
+    return held, sorted_
+
+
+def _sorted(node: ast.AST, held: set[str]) -> bool:
+    """``t.sort_values(...)`` (possibly followed by ``reset_index``) of a name in ``held``."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "reset_index":
+        node = node.func.value
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sort_values" \
+        and _reads(node.func.value, held)
+
+
 def _chooser(scope: list[ast.stmt], table: str, after: int) -> int | None:
-    """The line of the first pick of ``table``'s best row or value after line ``after``."""
+    """The line of the first pick of ``table``'s best row or value after line ``after`` (of the table itself or of
+    a name holding its rows: :func:`_derived`)."""
+    held, sorted_ = _derived(scope, table, after)
     for node in sorted((n for s in scope for n in ast.walk(s) if isinstance(n, (ast.Call, ast.Subscript))
                         and getattr(n, "lineno", 0) > after), key=lambda n: (n.lineno, n.col_offset)):
         base = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
-        reads = base is not None and any(isinstance(n, ast.Name) and n.id == table for n in ast.walk(base))
-        if reads and node.func.attr in _CHOOSERS:  # type: ignore[union-attr]
+        if base is not None and _reads(base, held) and node.func.attr in _CHOOSERS:  # type: ignore[union-attr]
             return node.lineno
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "iloc" \
-                and isinstance(node.value.value, ast.Call) and getattr(node.value.value.func, "attr", None) == \
-                "sort_values" and any(isinstance(n, ast.Name) and n.id == table for n in ast.walk(node.value.value)):
-            return node.lineno
+                and (_sorted(node.value.value, held) or isinstance(node.value.value, ast.Name)
+                     and node.value.value.id in sorted_ and _first(node.slice)):
+            return node.lineno  # df.sort_values('f1').iloc[0], or df = df.sort_values(...); df.iloc[0]
     return None
+
+
+def _first(key: ast.expr) -> bool:
+    first = key.elts[0] if isinstance(key, ast.Tuple) and key.elts else key
+    return isinstance(first, ast.Constant) and first.value == 0
 
 
 def score_tables(tree: ast.AST) -> list[ScoreTable]:
@@ -103,7 +170,7 @@ def score_tables(tree: ast.AST) -> list[ScoreTable]:
         for stmt in scope:
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
                 continue
-            helper = _rows(stmt.value, helpers)
+            helper = _rows(stmt.value, helpers, _results(scope, helpers, stmt.lineno))
             if helper is None:
                 continue
             chosen = _chooser(scope, stmt.targets[0].id, stmt.lineno)

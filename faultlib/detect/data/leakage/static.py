@@ -54,7 +54,7 @@ from faultlib.detect.data.leakage.records import RecordFields
 from faultlib.detect.data.leakage.namelists import ColumnNameLists, chosen_names
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.windows import window_starts
-from faultlib.detect.data.leakage.unscored import SplitReach
+from faultlib.detect.data.leakage.unscored import SplitReach, before_dead_split
 from faultlib.detect.data.leakage.heldouttrains import before_training_only_split
 from faultlib.detect.data.leakage.shown import ShownPredictions
 from faultlib.detect.data.leakage.handoff import FileHandoff
@@ -483,6 +483,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                 if chosen is not None:
                     return self._derive(data, data_rows_child(data, chosen), line, taints=selector.taints)
         step = self._fold_column_step(index_node, line) or self._filter_step(index_node, line)  # foldcols, masks
+        self._drawn_split_design(data, step, frame)  # keep = np.random.rand(n) < 0.8: a shuffled split (masks.py)
         # df[(df.x >= q1 - 1.5 * iqr) & ...]: the rows kept were chosen by statistics of the rows (outliers.py)
         return self._derive(data, data_rows_child(data, step), line, taints=self._mask_bounds(index))
 
@@ -690,7 +691,8 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             only_saved = saved and not sites & self._reached
             reached = (bool(sites & self._reached) or saved or not self.report.complete or (bool(
                 sites & self._reached_weak) and not fit.handwritten and not picture_embedding(fit.estimator))) and not all(
-                p.get("shown") or before_training_only_split(p["kind"], p["line"], self.tree) for p in found)
+                p.get("shown") or before_training_only_split(p["kind"], p["line"], self.tree)
+                or before_dead_split(p["kind"], p["line"], self.tree) for p in found)  # (unscored.py)
             if len(site) == 3:  # reported where the statement starts
                 best = {**best, "fit": dataclasses.replace(fit, line=site[0], column=site[1])}
             if not reached and fit.handwritten:

@@ -19,6 +19,12 @@ printed) beside other work. A statistic written by hand that only such a split r
 the file shows signs of evaluation elsewhere (a cleaned table saved for the next lesson): no evaluation in the file
 reads the rows the split held out. A library transformer keeps the split's reach as before.
 
+A split none of whose parts, training parts included, is read again (:func:`no_part_read`) is left over: its rows
+train and score nothing, so no row was held out from the fit before it, and a ``fit_before_split`` raised at it is
+``info`` (:func:`before_dead_split`) even where the fit reaches a model another way (issue 17 wave 91: a spam
+detector's vectorizing script split the TF-IDF matrix, dropped both parts and saved the vectorizer for scripts that
+use every row).
+
 Signs of evaluation (any one keeps the split's reach): a call of a method or function that predicts or scores
 (``predict``, ``score``, ``evaluate``...: :data:`vocab.EVALUATE`, :data:`vocab.MODEL_METHODS`), cross-validates
 (:data:`vocab.CV_FUNCTIONS`), saves (:data:`vocab.SAVES`), steps a hand-written training loop (``backward``,
@@ -133,6 +139,25 @@ def test_part_unread(tree: ast.AST, line: int) -> bool:
     after it but for its size (``X_test.shape``, ``len(X_test)``); ``False`` where it is not unpacked."""
     split = _unpacked_split(tree, line)
     return split is not None and not _loaded_after(tree, *split, size_only_counts=False)
+
+
+def no_part_read(tree: ast.AST, line: int) -> bool:
+    """Whether the ``train_test_split`` on ``line`` is unpacked into plain names none of which, training parts
+    included, is read after it but for its size: a split left over, whose rows train and score nothing."""
+    split = _unpacked_split(tree, line)
+    if split is None:
+        return False
+    node = next(n for n in walk_once(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                and n.value.lineno == line and isinstance(n.targets[0], (ast.Tuple, ast.List)))
+    names = {e.id for e in node.targets[0].elts if isinstance(e, ast.Name)}  # type: ignore[attr-defined]
+    return not _loaded_after(tree, names, split[1], size_only_counts=False)
+
+
+def before_dead_split(kind: str, line: int, tree: ast.AST) -> bool:
+    """Whether a finding of ``kind`` raised at the split on ``line`` is set aside (reported at ``info``): a
+    ``fit_before_split`` whose split is left over (:func:`no_part_read`), whatever else reached the fit (the fitted
+    vectorizer saved for scripts that never hold rows out)."""
+    return kind == "fit_before_split" and no_part_read(tree, line)
 
 
 def test_part_read(tree: ast.AST, line: int) -> bool:

@@ -21,13 +21,31 @@ Consecutive windows share ``width - hop`` samples, so they overlap as the step-1
 slice whose start is the variable of a ``for`` loop or of a comprehension's one ``for``, over ``range`` (written
 there or bound once to a name) whose step is written as a fraction of the slice's width: ``width * (1 - o)``,
 ``width * f`` with ``0 < f < 1``, ``width // d`` or ``width / d`` with ``d > 1``, ``width - o`` (each possibly
-inside ``int``/``round``, the step bound once to a name). A hop not written from the width (``range(0, n, 512)``)
-is not read: its overlap is not known.
+inside ``int``/``round``, the step bound once to a name). A hop and a width that are both numbers, written out or
+bound once to names, overlap when the hop is the smaller (issue 17 wave 91: WESAD sensor series in 100-sample
+windows every 20 samples, ``N_TIME_STEPS = 100; step = 20``). A hop not written from the width and compared with no
+known width (``range(0, n, 512)`` over ``s[i:i + w]``) is not read: its overlap is not known.
 
 The slice may be written two more ways (issue 17 wave 86: EEG and EMG recordings cut in helpers): its end bound to a
 name first in the loop's body (``end = start + width`` then ``sig[start:end]``, the name bound there once), and the
 window cut along the samples of a channels-first recording (``eeg[:, start:start + width]``: a slice of the index
 tuple, NumPy's basic slicing of one axis, the other axes whole).
+
+The bounds may also come from a generator of the module (issue 17 wave 91: WISDM accelerometer series in 90-sample
+windows at 50% overlap)::
+
+    def windows(series, size):
+        start = 0
+        while start < series.count():
+            yield int(start), int(start + size)
+            start += size / 2
+
+    for (start, end) in windows(df['timestamp'], 90):
+        x = df['x-axis'][start:end]
+
+A function that yields ``(start, start + width)`` (each possibly inside ``int``/``round``) while its start advances
+by ``start += hop`` or runs over a ``range``, the hop overlapping as above, makes ``a[start:end]`` under ``for start,
+end in gen(...)`` a window.
 """
 
 from __future__ import annotations
@@ -89,12 +107,30 @@ def _fraction_of(step: ast.expr | None, width: ast.expr, once: dict[str, ast.exp
     return False
 
 
+def _count(node: ast.expr | None, once: dict[str, ast.expr]) -> int | None:
+    """A positive whole number written out or bound once to a name (``N_TIME_STEPS = 100``), else ``None``."""
+    node = _resolved(node, once)
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool) \
+            and node.value > 0:
+        return node.value
+    return None
+
+
+def _shorter_hop(step: ast.expr, width: ast.expr, once: dict[str, ast.expr]) -> bool:
+    """``step`` and ``width`` are both numbers written out (or bound once to names), the step the smaller: the
+    windows overlap by ``width - step`` samples."""
+    hop, size = _count(step, once), _count(width, once)
+    return hop is not None and size is not None and hop < size
+
+
 def _overlapping_starts(iterable: ast.expr, width: ast.expr, once: dict[str, ast.expr]) -> bool:
-    """The starts ``range(...)`` (written, or bound once to a name) step by 1 or by a fraction of ``width``."""
+    """The starts ``range(...)`` (written, or bound once to a name) step by 1, by a fraction of ``width``, or by a
+    number smaller than a width that is a number too."""
     node = _resolved(iterable, once)
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"):
         return False
-    return _step_one_range(node) or len(node.args) >= 3 and _fraction_of(node.args[2], width, once)
+    return _step_one_range(node) or len(node.args) >= 3 and (
+        _fraction_of(node.args[2], width, once) or _shorter_hop(node.args[2], width, once))
 
 
 def _ends(body: list[ast.stmt], var: str) -> dict[str, ast.expr]:
@@ -140,11 +176,67 @@ def _cut_at(n: ast.AST, var: str, ends: dict[str, ast.expr] | None = None) -> as
     return None if other is None or isinstance(other, ast.Constant) and other.value == 1 else other
 
 
+def _unwrapped(node: ast.expr) -> ast.expr:
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "round") \
+            and len(node.args) == 1:
+        node = node.args[0]
+    return node
+
+
+def _yields_bounds(fn: ast.FunctionDef) -> bool:
+    """``fn`` yields ``(start, start + width)`` pairs whose starts overlap: a ``while`` loop advancing the start by
+    ``start += hop`` or a ``for start in range(...)``, the hop a fraction of the width or a smaller number (see the
+    module docstring)."""
+    once: dict[str, ast.expr] | None = None
+    for y in (n for n in ast.walk(fn) if isinstance(n, ast.Yield)):
+        if not (isinstance(y.value, ast.Tuple) and len(y.value.elts) == 2):
+            continue
+        lo, hi = (_unwrapped(e) for e in y.value.elts)
+        if not (isinstance(lo, ast.Name) and isinstance(hi, ast.BinOp) and isinstance(hi.op, ast.Add)):
+            continue
+        width = hi.right if isinstance(hi.left, ast.Name) and hi.left.id == lo.id else hi.left \
+            if isinstance(hi.right, ast.Name) and hi.right.id == lo.id else None
+        if width is None or isinstance(width, ast.Constant) and width.value == 1:
+            continue
+        once = _once(fn) if once is None else once  # type: ignore[arg-type]
+        for n in ast.walk(fn):
+            if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add) and isinstance(n.target, ast.Name) and \
+                    n.target.id == lo.id and (_fraction_of(n.value, width, once) or _shorter_hop(n.value, width, once)):
+                return True
+            if isinstance(n, ast.For) and isinstance(n.target, ast.Name) and n.target.id == lo.id and (
+                    _step_one_range(n.iter) or _overlapping_starts(n.iter, width, once)):
+                return True
+    return False
+
+
+def _bounds_loops(tree: ast.Module) -> list[tuple[ast.For, str, str]]:
+    """``for (start, end) in gen(...)`` loops over a function of the module that yields overlapping window bounds
+    (:func:`_yields_bounds`), with the two names."""
+    gens = {n.name for n in walk_once(tree) if isinstance(n, ast.FunctionDef) and any(
+        isinstance(y, ast.Yield) for y in ast.walk(n))}
+    gens = {n.name for n in walk_once(tree) if isinstance(n, ast.FunctionDef) and n.name in gens and _yields_bounds(n)}
+    out = []
+    for loop in walk_once(tree) if gens else ():
+        if isinstance(loop, ast.For) and isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2 and all(
+                isinstance(e, ast.Name) for e in loop.target.elts) and isinstance(loop.iter, ast.Call) and isinstance(
+                loop.iter.func, ast.Name) and loop.iter.func.id in gens:
+            lo, hi = loop.target.elts
+            out.append((loop, lo.id, hi.id))  # type: ignore[attr-defined]
+    return out
+
+
 def window_starts(tree: ast.Module) -> dict[int, str]:
     """``id`` of each slice node ``a[i:i + k]`` (``k`` not 1) inside a ``for i in range(...)`` loop (or a
-    comprehension's one ``for``) whose starts overlap (see the module docstring) -> the loop variable's name."""
+    comprehension's one ``for``) whose starts overlap (see the module docstring) -> the loop variable's name; and of
+    each ``a[start:end]`` inside ``for start, end in gen(...)`` over a generator of overlapping bounds."""
     out: dict[int, str] = {}
     once: dict[str, ast.expr] | None = None
+    for loop, lo, hi in _bounds_loops(tree):
+        for n in (c for stmt in loop.body for c in ast.walk(stmt)):
+            cut = _window_slice(n) if isinstance(n, ast.Subscript) else None
+            if cut is not None and isinstance(cut.lower, ast.Name) and cut.lower.id == lo and isinstance(
+                    cut.upper, ast.Name) and cut.upper.id == hi and cut.step is None:
+                out[id(n.slice)] = lo  # type: ignore[attr-defined]
     for loop in walk_once(tree):
         ends: dict[str, ast.expr] = {}
         if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name):
