@@ -151,7 +151,8 @@ def over_predictions(node: ast.expr, names: frozenset[str]) -> bool:
     if _called(node) in _STACKS and node.args and isinstance(node.args[0], (ast.Tuple, ast.List)):  # type: ignore[attr-defined]
         items = node.args[0].elts  # type: ignore[attr-defined]
         ours = [over_predictions(i, names) for i in items]
-        return any(ours) and all(o or _allocated(i) for o, i in zip(ours, items))
+        built = [_allocated(i) for i in items]  # one more model made of numbers: the stack is a new ensemble
+        return any(ours) and any(built) and all(o or b for o, b in zip(ours, built))
     return isinstance(node, ast.Name) and node.id in names
 
 
