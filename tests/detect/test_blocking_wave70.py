@@ -1,0 +1,165 @@
+"""check blocking: the kinds held-out wave 70 (issue 17; OpenAI-compatible LLM servers, embedding, speech and model
+serving toolkits) left, fixed by kind.
+
+Each blocker is found at its line with its kind; each look-alike stays silent. Every example is written for this
+test; the libraries are recognised by their imported names."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.detect.blocking_source import flagged
+
+# -- multiprocessing: a manager's start() launches its server process, shutdown() stops and joins it -----------------
+
+_QUEUES = """
+    import asyncio
+    from multiprocessing.managers import SyncManager
+    from typing import Optional
+
+    from fastapi import FastAPI
+
+    app = FastAPI()
+    _hub: Optional[SyncManager] = None
+
+
+    def channel():
+        global _hub
+        if _hub is None:
+            _hub = SyncManager()
+            _hub.start()
+        return _hub.Queue()
+
+
+    @app.post("/jobs")
+    async def submit(payload: dict):
+        {call}
+        return {"queued": True}
+
+
+    @app.on_event("shutdown")
+    async def close():
+        if _hub is not None:
+            _hub.shutdown()
+"""
+
+
+def test_a_manager_started_on_a_request_and_shut_down_on_the_loop_is_reported(tmp_path):
+    found = flagged(tmp_path, _QUEUES.replace("{call}", "channel().put(payload)"))
+    assert ("blocking_subprocess", "_hub.start()") in found
+    assert ("blocking_subprocess", "_hub.shutdown()") in found
+
+
+def test_a_manager_started_in_a_worker_thread_is_silent(tmp_path):
+    found = flagged(tmp_path, _QUEUES.replace("{call}", "(await asyncio.to_thread(channel)).put(payload)"))
+    assert ("blocking_subprocess", "_hub.start()") not in found
+
+
+def test_a_context_manager_named_manager_with_a_start_method_is_silent(tmp_path):
+    source = """
+        class Manager:
+            def start(self):
+                self.ready = True
+
+            def shutdown(self):
+                self.ready = False
+
+
+        hub = Manager()
+
+
+        async def handler():
+            hub.start()
+            hub.shutdown()
+    """
+    assert not flagged(tmp_path, source)
+
+
+# -- ctransformers: LLM(model_path=...) loads the weights, calling the model generates in the calling thread ---------
+
+_GGML = """
+    import os
+
+    from ctransformers import LLM
+    from fastapi import FastAPI, Request
+    from fastapi.concurrency import run_in_threadpool
+
+    app = FastAPI()
+    MODEL_FILE = os.environ["MODEL_FILE"]
+
+
+    @app.on_event("startup")
+    async def load():
+        app.state.llm = {load}
+
+
+    def complete(prompt: str, llm: LLM):
+        return llm(prompt, max_new_tokens=64, stream=False)
+
+
+    @app.post("/v1/completions")
+    async def completions(request: Request, body: dict):
+        return {"text": {use}}
+"""
+
+
+def _ggml(load: str = 'LLM(model_path=f"{os.getcwd()}/models/{MODEL_FILE}", model_type="llama")',
+          use: str = 'complete(body["prompt"], request.app.state.llm)') -> str:
+    return _GGML.replace("{load}", load).replace("{use}", use)
+
+
+def test_a_ctransformers_llm_loaded_and_called_on_the_loop_is_reported(tmp_path):
+    found = flagged(tmp_path, _ggml())
+    assert ("blocking_file_io", 'app.state.llm = LLM(model_path=f"{os.getcwd()}/models/{MODEL_FILE}", '
+                                'model_type="llama")') in found
+    assert ("blocking_cpu", "return llm(prompt, max_new_tokens=64, stream=False)") in found
+
+
+def test_a_ctransformers_call_in_the_thread_pool_is_silent(tmp_path):
+    found = flagged(tmp_path, _ggml(use='await run_in_threadpool(complete, body["prompt"], request.app.state.llm)'))
+    assert ("blocking_cpu", "return llm(prompt, max_new_tokens=64, stream=False)") not in found
+
+
+def test_a_project_class_named_llm_is_not_ctransformers(tmp_path):
+    source = """
+        class LLM:
+            def __init__(self, model_path):
+                self.model_path = model_path
+
+            def __call__(self, prompt):
+                return prompt.upper()
+
+
+        async def reply(prompt):
+            return LLM("m")(prompt)
+    """
+    assert not flagged(tmp_path, source)
+
+
+# -- google-cloud-storage: list_blobs yields Blob objects whose downloads are HTTP ----------------------------------
+
+_BUCKET = """
+    from pathlib import Path
+
+    from google.cloud import storage
+
+
+    def fetch_weights(bucket_name, prefix, target: Path):
+        client = storage.Client()
+        for blob in client.list_blobs(bucket_name, prefix=prefix):
+            {use}
+
+
+    async def warm_up():
+        fetch_weights("models", "bert/", Path("/models"))
+"""
+
+
+def test_each_blob_of_a_listing_downloads_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _BUCKET.replace("{use}", "blob.download_to_filename(target / blob.name)"))
+    assert ("blocking_http", "blob.download_to_filename(target / blob.name)") in found
+
+
+def test_reading_a_listed_blobs_name_is_silent(tmp_path):
+    found = flagged(tmp_path, _BUCKET.replace("{use}", "print(blob.name.upper())"))
+    assert ("blocking_http", "print(blob.name.upper())") not in found
