@@ -163,3 +163,57 @@ def test_each_blob_of_a_listing_downloads_on_the_loop(tmp_path):
 def test_reading_a_listed_blobs_name_is_silent(tmp_path):
     found = flagged(tmp_path, _BUCKET.replace("{use}", "print(blob.name.upper())"))
     assert ("blocking_http", "print(blob.name.upper())") not in found
+
+
+# -- a method's return annotation names the items a loop over it walks ----------------------------------------------
+
+_WORKERS = """
+    from multiprocessing import Process
+    from typing import List
+
+
+    class Worker:
+        def __init__(self, target):
+            self.process = Process(target=target)
+
+
+    class Pool:
+        def __init__(self):
+            self._slots = []
+
+        {getter}
+
+        def join(self):
+            for worker in {walk}:
+                worker.process.join()
+
+
+    pool = Pool()
+
+
+    async def shutdown():
+        pool.join()
+"""
+_PROPERTY = """@property
+        def busy(self) -> List[Worker]:
+            return [w for w in self._slots if w is not None]"""
+_METHOD = """def busy(self) -> list[Worker]:
+            return list(self._slots)"""
+_JOINED = ("blocking_task", "worker.process.join()")
+
+
+@pytest.mark.parametrize("getter, walk", [(_PROPERTY, "self.busy"), (_METHOD, "self.busy()")],
+                         ids=["property", "method"])
+def test_the_items_of_an_annotated_getter_are_its_item_class(tmp_path, getter, walk):
+    assert _JOINED in flagged(tmp_path, _WORKERS.replace("{getter}", getter).replace("{walk}", walk))
+
+
+def test_an_unannotated_getter_types_nothing(tmp_path):
+    getter = _METHOD.replace(" -> list[Worker]", "")
+    assert _JOINED not in flagged(tmp_path, _WORKERS.replace("{getter}", getter).replace("{walk}", "self.busy()"))
+
+
+def test_the_items_of_a_getter_annotated_with_a_project_class_without_blocking_methods_are_silent(tmp_path):
+    source = _WORKERS.replace("{getter}", _PROPERTY).replace("{walk}", "self.busy").replace(
+        "self.process = Process(target=target)", "self.process = target")
+    assert _JOINED not in flagged(tmp_path, source)
