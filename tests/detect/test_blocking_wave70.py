@@ -217,3 +217,65 @@ def test_the_items_of_a_getter_annotated_with_a_project_class_without_blocking_m
     source = _WORKERS.replace("{getter}", _PROPERTY).replace("{walk}", "self.busy").replace(
         "self.process = Process(target=target)", "self.process = target")
     assert _JOINED not in flagged(tmp_path, source)
+
+
+# -- an executor's with block in a coroutine: its end waits for work a time limit gave up on ------------------------
+
+_SCAN = """
+    import asyncio
+    import concurrent.futures
+
+    from fastapi import FastAPI, HTTPException
+
+    app = FastAPI()
+
+
+    def scan(text):
+        return text.lower()
+
+
+    @app.post("/scan")
+    async def check(text: str):
+        with concurrent.futures.ThreadPoolExecutor() as pool:
+            loop = asyncio.get_running_loop()
+            try:
+                verdict = {wait}
+            except asyncio.TimeoutError:
+                raise HTTPException(status_code=408)
+        return {"verdict": verdict}
+"""
+_EXIT = ("blocking_task", "with concurrent.futures.ThreadPoolExecutor() as pool:")
+
+
+@pytest.mark.parametrize("wait", [
+    "await asyncio.wait_for(loop.run_in_executor(pool, scan, text), timeout=2.0)",
+    "await asyncio.wait_for(asyncio.wrap_future(pool.submit(scan, text)), 2.0)",
+], ids=["run_in_executor", "submit"])
+def test_a_timed_wait_on_the_pool_makes_the_block_end_wait(tmp_path, wait):
+    assert _EXIT in flagged(tmp_path, _SCAN.replace("{wait}", wait))
+
+
+@pytest.mark.parametrize("wait", [
+    "await loop.run_in_executor(pool, scan, text)",
+    "await asyncio.wrap_future(pool.submit(scan, text))",
+    "scan(text)",
+], ids=["awaited", "wrapped", "no-work"])
+def test_a_pool_whose_work_is_awaited_to_the_end_is_silent(tmp_path, wait):
+    assert _EXIT not in flagged(tmp_path, _SCAN.replace("{wait}", wait))
+
+
+def test_the_same_block_in_a_worker_thread_function_is_silent(tmp_path):
+    source = """
+        import asyncio
+        import concurrent.futures
+
+
+        def scan_all(texts):
+            with concurrent.futures.ThreadPoolExecutor() as pool:
+                return [f.result(timeout=2) for f in [pool.submit(str.lower, t) for t in texts]]
+
+
+        async def check(texts):
+            return await asyncio.to_thread(scan_all, texts)
+    """
+    assert _EXIT not in flagged(tmp_path, source)
