@@ -279,3 +279,60 @@ def test_the_same_block_in_a_worker_thread_function_is_silent(tmp_path):
             return await asyncio.to_thread(scan_all, texts)
     """
     assert _EXIT not in flagged(tmp_path, source)
+
+
+# -- a class picked from a literal table of classes: its static method runs ------------------------------------------
+
+_CODECS = """
+    import io
+    import json
+
+    from PIL import Image
+
+
+    class TextCodec:
+        @staticmethod
+        def decode(raw):
+            return json.loads(raw)
+
+
+    class PictureCodec:
+        @staticmethod
+        def decode(raw):
+            return Image.open(io.BytesIO(raw)).convert("L")
+
+
+    CODECS = {"application/json": TextCodec, "image/jpeg": PictureCodec, "text/csv": None}
+
+
+    def codec_for(media_type):
+        if media_type not in CODECS:
+            raise KeyError(media_type)
+        return CODECS[media_type]
+
+
+    async def infer(request):
+        raw = await request.body()
+        return {pick}.decode(raw)
+"""
+_DECODED = ("blocking_cpu", 'return Image.open(io.BytesIO(raw)).convert("L")')
+
+
+@pytest.mark.parametrize("pick", ['CODECS[request.headers["content-type"]]',
+                                  'CODECS.get(request.headers["content-type"])',
+                                  'codec_for(request.headers["content-type"])'],
+                         ids=["subscript", "get", "lookup-function"])
+def test_a_method_of_a_class_picked_from_a_table_runs_on_the_loop(tmp_path, pick):
+    assert _DECODED in flagged(tmp_path, _CODECS.replace("{pick}", pick))
+
+
+def test_a_lookup_function_returning_something_else_too_picks_nothing(tmp_path):
+    source = _CODECS.replace("{pick}", 'codec_for(request.headers["content-type"])').replace(
+        "raise KeyError(media_type)", "return make_default()")
+    assert _DECODED not in flagged(tmp_path, source)
+
+
+def test_a_picked_class_whose_method_runs_in_a_thread_is_silent(tmp_path):
+    source = _CODECS.replace("{pick}", 'await asyncio.to_thread(CODECS[request.headers["content-type"]]') \
+        .replace(".decode(raw)", ".decode, raw)").replace("import io", "import asyncio\n    import io")
+    assert _DECODED not in flagged(tmp_path, source)
