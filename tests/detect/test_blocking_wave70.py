@@ -336,3 +336,32 @@ def test_a_picked_class_whose_method_runs_in_a_thread_is_silent(tmp_path):
     source = _CODECS.replace("{pick}", 'await asyncio.to_thread(CODECS[request.headers["content-type"]]') \
         .replace(".decode(raw)", ".decode, raw)").replace("import io", "import asyncio\n    import io")
     assert _DECODED not in flagged(tmp_path, source)
+
+
+# -- input() in a coroutine waits for the user on the loop -----------------------------------------------------------
+
+_CHAT = """
+    import asyncio
+
+
+    {helper}
+
+
+    async def chat(client):
+        while True:
+            message = {read}
+            print(await client.reply(message))
+"""
+
+
+def test_console_input_in_a_coroutine_is_reported(tmp_path):
+    found = flagged(tmp_path, _CHAT.replace("{helper}", "").replace("{read}", 'input("user: ")'))
+    assert ("blocking_file_io", 'message = input("user: ")') in found
+
+
+def test_console_input_in_a_thread_or_a_project_function_named_input_is_silent(tmp_path):
+    offloaded = _CHAT.replace("{helper}", "").replace("{read}", 'await asyncio.to_thread(input, "user: ")')
+    assert not flagged(tmp_path, offloaded)
+    shadowed = _CHAT.replace("{helper}", "def input(prompt):\n        return prompt.strip()").replace(
+        "{read}", 'input("user: ")')
+    assert not flagged(tmp_path, shadowed)
