@@ -250,7 +250,8 @@ _EXIT = ("blocking_task", "with concurrent.futures.ThreadPoolExecutor() as pool:
 @pytest.mark.parametrize("wait", [
     "await asyncio.wait_for(loop.run_in_executor(pool, scan, text), timeout=2.0)",
     "await asyncio.wait_for(asyncio.wrap_future(pool.submit(scan, text)), 2.0)",
-], ids=["run_in_executor", "submit"])
+    "pool.submit(scan, text)\n                verdict = await asyncio.wait_for(asyncio.wrap_future(verdict), 2.0)",
+], ids=["run_in_executor", "submit", "stored-future"])
 def test_a_timed_wait_on_the_pool_makes_the_block_end_wait(tmp_path, wait):
     assert _EXIT in flagged(tmp_path, _SCAN.replace("{wait}", wait))
 
@@ -258,8 +259,10 @@ def test_a_timed_wait_on_the_pool_makes_the_block_end_wait(tmp_path, wait):
 @pytest.mark.parametrize("wait", [
     "await loop.run_in_executor(pool, scan, text)",
     "await asyncio.wrap_future(pool.submit(scan, text))",
+    "await loop.run_in_executor(None, pool.submit(scan, text).result)",
+    "await asyncio.wait_for(loop.run_in_executor(pool, scan, text), timeout=None)",
     "scan(text)",
-], ids=["awaited", "wrapped", "no-work"])
+], ids=["awaited", "wrapped", "result-in-another-pool", "no-limit", "no-work"])
 def test_a_pool_whose_work_is_awaited_to_the_end_is_silent(tmp_path, wait):
     assert _EXIT not in flagged(tmp_path, _SCAN.replace("{wait}", wait))
 

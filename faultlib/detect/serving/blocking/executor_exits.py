@@ -1,17 +1,18 @@
-"""An executor made for a ``with`` block of a coroutine: leaving the block waits for the work still running in it.
+"""An executor made for a ``with`` block of a coroutine: leaving the block waits for the work a time limit gave up on.
 
 ``with ThreadPoolExecutor() as pool:`` shuts the executor down when the block ends, "waiting as if
 Executor.shutdown() were called with wait set to True"
 (https://docs.python.org/3/library/concurrent.futures.html#concurrent.futures.Executor.shutdown). In an
 ``async def`` that hands the pool work and awaits it under a time limit (``await asyncio.wait_for(
-loop.run_in_executor(pool, scan, ...), timeout=...)``), the limit ends the wait but not the work: the ``with``
-statement's exit then waits, on the loop, for the task to finish -- the request that timed out holds every other
-request up for as long as the task still runs (held-out wave 70: a prompt-scanning service's 408 path). The block
-is silent when every hand-over is awaited on its own with no limit (``await loop.run_in_executor(pool, f)``,
-``await asyncio.wrap_future(pool.submit(f))``): each task is done before the block ends and the exit only joins
-idle threads, the drained form of :mod:`~faultlib.detect.serving.blocking.drained_executors`. A block that hands
-the pool nothing waits for nothing. Used by :func:`~faultlib.detect.serving.blocking.sites.named_site` for the
-executors' constructors.
+loop.run_in_executor(pool, scan, ...), timeout=...)``, or ``asyncio.wrap_future(pool.submit(...))`` in the same
+place, or the future a ``submit`` stored), the limit ends the wait but not the work (https://docs.python.org/3/library/asyncio-task.html#asyncio.wait_for:
+the future is cancelled, and a task already running in a thread cannot be): the ``with`` statement's exit then
+waits, on the loop, for the task to finish -- the request that timed out holds every other request up for as long
+as the task still runs (held-out wave 70: a prompt-scanning service's 408 path). Work awaited with no limit, or
+waited for in full in the block (``list(pool.map(f, xs))``: that wait is the blocker, found on its own line; then
+every task is done), leaves the exit nothing to wait for, the drained form of
+:mod:`~faultlib.detect.serving.blocking.drained_executors`. Used by
+:func:`~faultlib.detect.serving.blocking.sites.named_site` for the executors' constructors.
 """
 
 from __future__ import annotations
@@ -46,27 +47,39 @@ def _waits(block: ast.With, name: str, target: str) -> str | None:
     parents = {id(child): parent for stmt in block.body for parent in ast.walk(stmt)
                for child in ast.iter_child_nodes(parent)}
     uses = [n for stmt in block.body for n in ast.walk(stmt) if isinstance(n, ast.Call) and _hands_over(n, name)]
-    if not uses or all(_awaited_alone(use, parents) for use in uses):
+    kept = {t.id for use in uses if isinstance(assign := parents.get(id(use)), ast.Assign)
+            for t in assign.targets if isinstance(t, ast.Name)}  # future = pool.submit(f); wait_for(wrap(future))
+    uses += [n for stmt in block.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id in kept
+             and isinstance(n.ctx, ast.Load)]
+    if not any(_timed(use, parents) for use in uses):
         return None
-    return (f"{target}.__exit__ (the `with` block's end shuts the executor down with wait=True: work handed to it "
-            "under a time limit or not awaited is still running there)")
+    return (f"{target}.__exit__ (the `with` block's end shuts the executor down with wait=True: a task awaited "
+            "under a time limit may still be running there)")
 
 
 def _hands_over(call: ast.Call, name: str) -> bool:
-    """``loop.run_in_executor(name, ...)`` or ``name.submit(...)``/``name.map(...)``."""
+    """``loop.run_in_executor(name, ...)`` or ``name.submit(...)``."""
     func = call.func
     if not isinstance(func, ast.Attribute):
         return False
     if func.attr in HANDOVERS:
         return bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == name
-    return func.attr in ("submit", "map") and isinstance(func.value, ast.Name) and func.value.id == name
+    return func.attr == "submit" and isinstance(func.value, ast.Name) and func.value.id == name
 
 
-def _awaited_alone(use: ast.Call, parents: dict) -> bool:
-    """Whether the hand-over is the whole awaited value (``await loop.run_in_executor(pool, f)``), or a submitted
-    future wrapped for the loop and awaited (``await asyncio.wrap_future(pool.submit(f))``)."""
-    parent = parents.get(id(use))
-    if isinstance(parent, ast.Call) and (dotted(parent.func) or [""])[-1] == "wrap_future" and parent.args \
-            and parent.args[0] is use:
-        parent = parents.get(id(parent))
-    return isinstance(parent, ast.Await)
+def _timed(use: ast.expr, parents: dict) -> bool:
+    """Whether the hand-over (or the future it made) is inside the awaitable of an ``asyncio.wait_for`` given a
+    time limit."""
+    node = parents.get(id(use))
+    while node is not None and not isinstance(node, ast.stmt):
+        if isinstance(node, ast.Call) and (dotted(node.func) or [""])[-1] == "wait_for" and _limit(node):
+            return True
+        node = parents.get(id(node))
+    return False
+
+
+def _limit(call: ast.Call) -> bool:
+    """``wait_for(aw, timeout)`` with a timeout that is not the constant None."""
+    timeout = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "timeout"),
+                                                            None)
+    return timeout is not None and not (isinstance(timeout, ast.Constant) and timeout.value is None)
