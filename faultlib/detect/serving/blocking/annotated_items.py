@@ -6,7 +6,11 @@ A registry of instances kept in a class attribute, a module global, a parameter 
 ``dict[K, X]``/``Dict[K, X]``/``Mapping[K, X]`` gives ``X`` to ``for x in reg.values()`` and to the second name of
 ``for k, x in reg.items()`` (https://docs.python.org/3/library/typing.html#generics). Held-out wave 43: a crawler's
 Excel stores, one per platform in a class-level dict, each saved by a ``flush_all`` classmethod the async ``main``
-calls. Used by :meth:`~faultlib.detect.serving.blocking.index.Index.local_types` for loop variables it has not typed.
+calls. A method of the class (or a base) gives its return annotation the same way: ``for w in self.active_workers``
+through a ``@property`` annotated ``-> List[Worker]``, ``for w in self.listed()`` through a method annotated
+``-> list[Worker]`` called without arguments (held-out wave 70: a process pool's ``join`` walking its workers'
+processes from the async lifespan's shutdown). Used by :meth:`~faultlib.detect.serving.blocking.index.Index.
+local_types` for loop variables it has not typed.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted, nodes_of
+from faultlib.detect.serving.blocking.shapes import is_property
 
 SEQUENCES = frozenset({"list", "List", "Sequence", "MutableSequence", "set", "Set", "frozenset", "FrozenSet",
                        "Iterable", "Collection", "deque", "Deque", "tuple", "Tuple"})
@@ -58,7 +63,10 @@ def _annotation_of(index, expr: ast.expr, func: Func) -> ast.expr | None:
     local or a module global."""
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls") \
             and func.cls is not None:
-        return _class_annotation(index, func.cls, expr.attr, 0)
+        return _class_annotation(index, func.cls, expr.attr, 0) or _returns(index, func.cls, expr.attr, True, 0)
+    if isinstance(expr, ast.Call) and not expr.args and not expr.keywords and isinstance(expr.func, ast.Attribute) \
+            and isinstance(expr.func.value, ast.Name) and expr.func.value.id == "self" and func.cls is not None:
+        return _returns(index, func.cls, expr.func.attr, False, 0)
     if not isinstance(expr, ast.Name):
         return None
     args = func.node.args
@@ -79,6 +87,21 @@ def _class_annotation(index, klass: Klass, name: str, depth: int) -> ast.expr | 
         for base in index.bases(klass):
             if isinstance(base, Klass):
                 found = _class_annotation(index, base, name, depth + 1)
+                if found is not None:
+                    return found
+    return None
+
+
+def _returns(index, klass: Klass, name: str, getter: bool, depth: int) -> ast.expr | None:
+    """The return annotation of method ``name`` of ``klass`` (or its nearest base that has it): a ``@property``
+    getter when ``getter``, else a plain method."""
+    method = klass.methods.get(name)
+    if method is not None:
+        return method.node.returns if is_property(method) == getter and not method.is_async else None
+    if depth < MAX_DEPTH:
+        for base in index.bases(klass):
+            if isinstance(base, Klass):
+                found = _returns(index, base, name, getter, depth + 1)
                 if found is not None:
                     return found
     return None

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.libraries.responses import STREAMED_ITERATORS
+from faultlib.detect.serving.blocking.class_tables import picked_methods
 from faultlib.detect.serving.blocking.composed_mixins import sibling_implementations
 from faultlib.detect.serving.blocking.async_closures import closure_runs, factory_names
 from faultlib.detect.serving.blocking.awaited_sync import awaited_sync_call
@@ -239,6 +240,9 @@ class Reachability(BodyCalls):
                 if members:
                     return [m for k in members for m in [index.method(k, call.func.attr)]
                             if m is not None and not m.is_async]
+                picked = picked_methods(index, call, func)
+                if picked:  # SERIALIZERS[kind].load(body): the load of whichever class the table hands out
+                    return picked
             if isinstance(call.func, ast.Attribute):  # self.handler(ctx): a function stored in an attribute
                 owner = index.type_of(call.func.value, func)
                 if isinstance(owner, Klass):

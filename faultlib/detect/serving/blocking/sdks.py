@@ -49,6 +49,9 @@ _HUB_API_FUNCTIONS = (
 repository, from a service launcher reached on the loop); ``run_as_future`` is left out (it hands the call to a
 thread)."""
 
+GCS_LISTING = "google.cloud.storage.Client.list_blobs"
+"""What ``list_blobs`` returns: an iterator whose items are ``Blob`` objects."""
+
 GRADIO = ("https://www.gradio.app/docs/python-client/client (Client(src) fetches the app's config and API info "
           "over HTTP; predict sends the job and waits for its result; submit returns a Job without waiting)")
 
@@ -386,6 +389,11 @@ SDKS = Vocabulary(
         "google.cloud.storage.Client.get_bucket": "google.cloud.storage.Bucket",
         "google.cloud.storage.Bucket.blob": "google.cloud.storage.Blob",
         "google.cloud.storage.Bucket.get_blob": "google.cloud.storage.Blob",
+        # list_blobs returns an iterator of Blob objects (https://cloud.google.com/python/docs/reference/storage/latest/
+        # google.cloud.storage.client.Client#google_cloud_storage_client_Client_list_blobs; held-out wave 70: each
+        # listed blob downloaded in a loop)
+        **{f"google.cloud.storage.{c}.list_blobs": GCS_LISTING for c in ("Client", "Bucket")},
+        f"{GCS_LISTING}.__iter__": "google.cloud.storage.Blob",
         "google.generativeai.GenerativeModel.start_chat": "google.generativeai.ChatSession",
         "pinecone.Pinecone.Index": "pinecone.Index", "gspread.service_account": "gspread.Client",
         "gspread.authorize": "gspread.Client",

@@ -26,6 +26,7 @@ from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPON
 from faultlib.detect.serving.blocking.descriptor_files import descriptor_file_call
 from faultlib.detect.serving.blocking.descriptor_opens import wraps_descriptor
 from faultlib.detect.serving.blocking.drained_executors import shuts_down_drained
+from faultlib.detect.serving.blocking.executor_exits import exit_waits
 from faultlib.detect.serving.blocking.encodes import RENDERERS, image_decoding, image_encoding
 from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.fetched import parses_awaited_text
@@ -100,6 +101,9 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     """The site of a call of the dotted name ``target`` (a function, or a method of a typed instance)."""
     if documented_factory(index, call, func):
         return None  # self.storage.bucket(name): the GCS client's factory, though `storage` may be a boto3 client
+    exited = exit_waits(target, call, func)  # with ThreadPoolExecutor() as pool: ... wait_for(..., timeout=...)
+    if exited is not None:
+        return Site("blocking_task", exited, func, call)
     if target.startswith(("sqlalchemy.", "sqlmodel.")) and in_memory_session(index, call, func):
         return None  # a session of a "sqlite://" engine: the database is in the process's memory
     if memory_spool(target, call):

