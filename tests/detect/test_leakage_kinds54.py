@@ -200,6 +200,51 @@ def test_a_whole_table_repeated_is_reported_only_where_the_split_parts_its_copie
         assert not any(line == _line(script, "pd.concat") for _, line in found), evaluation
 
 
+def test_a_random_draw_made_before_the_repeat_parts_no_copies(tmp_path: Path) -> None:
+    # some days drawn at random and appended, then the whole table repeated: the draw came before the copies were
+    # made, and the folds keep each store's copies together
+    script = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+
+    days = pd.read_csv("store_days.csv")
+    extra = days[np.random.rand(len(days)) < 0.3]
+    days = pd.concat([days, extra])
+    days = pd.concat([days] * 2)
+    X, y = days[["price", "promo"]], days["busy"]
+    for tr, te in GroupKFold(4).split(X, y, days["store"]):
+        m = LogisticRegression().fit(X.iloc[tr], y.iloc[tr])
+        print(m.score(X.iloc[te], y.iloc[te]))
+"""
+    assert not any(line == _line(script, "[days] * 2") for _, line in _alarms(tmp_path, script))
+
+
+@pytest.mark.parametrize("evaluation,parts", [
+    ("for tr, te in GroupKFold(4).split(X, y, stores):\n"
+     "        m = LogisticRegression().fit(X.iloc[tr], y.iloc[tr])\n        print(m.score(X.iloc[te], y.iloc[te]))", False),
+    ("X_a, X_b, y_a, y_b = train_test_split(X, y)\n    print(LogisticRegression().fit(X_a, y_a).score(X_b, y_b))",
+     True),
+], ids=["group-folds", "train-test-split"])
+def test_a_helper_that_repeats_the_table_is_judged_by_its_callers_split(
+        tmp_path: Path, evaluation: str, parts: bool) -> None:
+    script = f"""\
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold, train_test_split
+
+    def copies(frame, k):
+        frame = pd.concat([frame] * k)
+        return frame[["price", "promo"]], frame["busy"], frame["store"]
+
+    X, y, stores = copies(pd.read_csv("store_days.csv"), 3)
+    {evaluation}
+"""
+    found = any(line == _line(script, "pd.concat") for _, line in _alarms(tmp_path, script))
+    assert found is parts, evaluation
+
+
 def test_the_training_part_repeated_after_the_split_is_silent(tmp_path: Path) -> None:
     script = """\
     import pandas as pd

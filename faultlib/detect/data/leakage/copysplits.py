@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage.targets import call_name
+from faultlib.detect.data.leakage.values import covers, parts
 from faultlib.pyflow.walk import walk_once
 
 #: splitters that deal rows out one by one (scikit-learn's row-wise cross-validation iterators)
@@ -88,7 +89,8 @@ def _followed(node: ast.AST, bound: bool) -> list[str]:
         return [n.id for k in keys for n in ast.walk(k) if isinstance(n, ast.Name)]
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
         node = node.value
-    if isinstance(node, (ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Name)):
+    if isinstance(node, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Name)) or isinstance(node, ast.BinOp) and \
+            isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
         return [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
     return []
 
@@ -125,21 +127,29 @@ def row_split_lines(tree: ast.AST) -> frozenset[int]:
     return frozenset(out)
 
 
+def _site(fit: object) -> tuple[object, object, object]:
+    """Where a fit was made (its line, column and method): the same site after a helper's fits are carried to its
+    callers under new ids."""
+    return getattr(fit, "line", None), getattr(fit, "column", None), getattr(fit, "method", None)
+
+
 class CopySplits:
     """Mixin of the analyzer: the fits that stand for a whole table repeated (``pd.concat([X] * k)``), held to a
     split that parts their copies (see the module docstring). Needs ``tree``."""
 
     def _note_whole_repeat(self, fit: object) -> None:
         if fit is not None:
-            self.__dict__.setdefault("_whole_repeats", set()).add(getattr(fit, "uid"))
+            self.__dict__.setdefault("_whole_repeats", set()).add(_site(fit))
 
     def _copies_kept(self, fit: object, held: object, start: int, line: int) -> bool:
         """``fit`` repeats a whole table and no row-wise split parts its copies on the way to ``held`` (its path's
         steps from ``start``) or on ``line`` (a cross-validation call): nothing to report."""
-        if getattr(fit, "uid", None) not in self.__dict__.get("_whole_repeats", ()):
+        if _site(fit) not in self.__dict__.get("_whole_repeats", ()):
             return False
         if "_row_split_lines" not in self.__dict__:
             self._row_split_lines = row_split_lines(self.tree)  # type: ignore[attr-defined]
+        if held is not None:  # the steps after the repeat: past the longest path of the copies that holds ``held``
+            start = max([start, *(len(q.steps) for q in parts(getattr(fit, "rows", None)) if covers(q, held))])
         lines = {line, *(s.line for s in getattr(held, "steps", ())[start:])}
         return not lines & self._row_split_lines
 
