@@ -63,17 +63,6 @@ def _parts_rows(call: ast.Call, names: dict[str, list[ast.expr]]) -> bool:
     return False
 
 
-def _named(tree: ast.AST) -> dict[str, list[ast.expr]]:
-    """``{name: [values the module assigns to it]}``."""
-    out: dict[str, list[ast.expr]] = {}
-    for node in walk_once(tree):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    out.setdefault(target.id, []).append(node.value)
-    return out
-
-
 def _followed(node: ast.AST, bound: bool) -> list[str]:
     """The names in ``node`` that may stand for a split's rows or positions, never the table split: in a statement,
     a subscript's key (``X[keep]``), a loop's folds (``for tr, te in folds``), a part's index (``df.drop(
@@ -108,10 +97,10 @@ def _splits_within(node: ast.AST, names: dict[str, list[ast.expr]], seen: set[st
     return False
 
 
-def row_split_lines(tree: ast.AST) -> frozenset[int]:
+def row_split_lines(tree: ast.AST, names: dict[str, list[ast.expr]]) -> frozenset[int]:
     """The lines of every simple statement, or loop header, that splits rows one by one (see the module docstring):
-    a row selection or a fold made on one of them parts the copies of a repeated table."""
-    names = _named(tree)
+    a row selection or a fold made on one of them parts the copies of a repeated table. ``names``: the values the
+    module assigns to each name (:func:`~faultlib.detect.data.leakage.choices.bindings`)."""
     out: set[int] = set()
     for node in walk_once(tree):
         if isinstance(node, (ast.For, ast.AsyncFor)):
@@ -135,7 +124,7 @@ def _site(fit: object) -> tuple[object, object, object]:
 
 class CopySplits:
     """Mixin of the analyzer: the fits that stand for a whole table repeated (``pd.concat([X] * k)``), held to a
-    split that parts their copies (see the module docstring). Needs ``tree``."""
+    split that parts their copies (see the module docstring). Needs ``tree`` and ``_bindings``."""
 
     def _note_whole_repeat(self, fit: object) -> None:
         if fit is not None:
@@ -147,7 +136,7 @@ class CopySplits:
         if _site(fit) not in self.__dict__.get("_whole_repeats", ()):
             return False
         if "_row_split_lines" not in self.__dict__:
-            self._row_split_lines = row_split_lines(self.tree)  # type: ignore[attr-defined]
+            self._row_split_lines = row_split_lines(self.tree, self._bindings)  # type: ignore[attr-defined]
         if held is not None:  # the steps after the repeat: past the longest path of the copies that holds ``held``
             start = max([start, *(len(q.steps) for q in parts(getattr(fit, "rows", None)) if covers(q, held))])
         lines = {line, *(s.line for s in getattr(held, "steps", ())[start:])}
