@@ -174,6 +174,9 @@ _AFTER_REPEAT = [
     ("KFold", "test_mask = np.random.rand(len(days)) < 0.2\n"
      "    m = LogisticRegression().fit(X[~test_mask], y[~test_mask])\n"
      "    print(m.score(X[test_mask], y[test_mask]))", True),
+    # the tail held out without shuffling is copies of earlier rows
+    ("train_test_split", "X_a, X_b, y_a, y_b = train_test_split(X, y, test_size=0.3, shuffle=False)\n"
+     "    print(LogisticRegression().fit(X_a, y_a).score(X_b, y_b))", True),
     # the copies share the store, the key the folds keep together
     ("GroupKFold", "print(cross_val_score(LogisticRegression(), X, y, groups=days['store'], cv=GroupKFold(4)))",
      False),
@@ -188,7 +191,7 @@ _AFTER_REPEAT = [
 
 
 @pytest.mark.parametrize("splitter,evaluation,parts", _AFTER_REPEAT, ids=[
-    "shuffled-kfold", "kfold-loop", "shuffle-split", "random-mask", "group-kfold", "group-kfold-loop",
+    "shuffled-kfold", "kfold-loop", "shuffle-split", "random-mask", "unshuffled-tail", "group-kfold", "group-kfold-loop",
     "time-cut-on-a-shared-key"])
 def test_a_whole_table_repeated_is_reported_only_where_the_split_parts_its_copies(
         tmp_path: Path, splitter: str, evaluation: str, parts: bool) -> None:

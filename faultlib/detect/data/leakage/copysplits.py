@@ -2,18 +2,19 @@
 analysis.
 
 A whole table repeated (``pd.concat([df, df])``, ``pd.concat([X] * k)``) holds every row ``k`` times. A split that
-deals rows out one by one -- ``train_test_split`` (shuffled by default), ``KFold``/``StratifiedKFold`` (with or without
-``shuffle``: a row's copies lie ``len(df)`` positions apart, so in other folds), ``ShuffleSplit``, ``RepeatedKFold``,
-``LeaveOneOut``, a cross-validation function given such a splitter or a fold count, a random draw (``df.sample(frac=
-0.8)``, ``np.random.permutation``) or a random mask (``np.random.rand(len(df)) < 0.8``) -- puts copies of one row on
-both sides: the "duplicates shared by train and test" of issue 17, the test rows seen in training (Kaufman, Rosset,
-Perlich & Stitelman, "Leakage in data mining", ACM TKDD 2012). A split by a key the copies share keeps them together
-and parts none (scikit-learn user guide, "Cross-validation iterators for grouped data": ``GroupKFold``,
-``GroupShuffleSplit``, ``LeaveOneGroupOut``, ``groups=``; a ``PredefinedSplit``; ``TimeSeriesSplit``; a mask on a
-column's value, ``df[df.year == y]``, ``df[df.date < cut]``), and so does no split at all (a submission's rows
-repeated and only predicted). Judged at stop 53 (issue 17): the bagged copies of a forecasting solution held out by
-the year of their target day, and its repeated submission rows, are no leak; the same table doubled then split by
-``train_test_split`` is.
+deals rows out one by one -- ``train_test_split``, ``KFold``/``StratifiedKFold`` (shuffled or not: a row's copies lie
+``len(df)`` positions apart, so in other folds, and the tail ``shuffle=False`` holds out is copies of earlier rows),
+``ShuffleSplit``, ``RepeatedKFold``, ``LeaveOneOut``, a cross-validation function given such a splitter or a fold
+count, a random draw (``df.sample(frac=0.8)``, ``np.random.permutation``) or a random mask (``np.random.rand(len(df))
+< 0.8``) -- puts copies of one row on both sides: the "duplicates shared by train and test" of issue 17, the test rows
+seen in training (Kaufman, Rosset, Perlich & Stitelman, "Leakage in data mining", ACM TKDD 2012). A split by a key
+the copies share keeps them together and parts none (scikit-learn user guide, "Cross-validation iterators for grouped
+data": ``GroupKFold``, ``GroupShuffleSplit``, ``LeaveOneGroupOut``, ``groups=``; a mask on a column's value,
+``df[df.year == y]``, ``df[df.date < cut]``), and so does no split at all (a submission's rows repeated and only
+predicted). Other splits (``TimeSeriesSplit``, ``PredefinedSplit``, a splitter held in an attribute) are not read as
+parting copies: silent rather than guessed. Judged at stop 53 (issue 17): the bagged copies of a forecasting solution
+held out by the year of their target day, and its repeated submission rows, are no leak; the same table doubled then
+split by ``train_test_split`` is.
 
 Read from the code alone: the lines of each statement holding such a split, a name followed to what the module binds
 to it (``cv = KFold(5, shuffle=True)``, ``folds = list(cv.split(X))``, ``keep = np.random.rand(n) < 0.8``).
@@ -49,10 +50,7 @@ def _parts_rows(call: ast.Call, names: dict[str, list[ast.expr]]) -> bool:
     """``call`` splits rows one by one (see the module docstring)."""
     name = call_name(call)
     kwargs = {k.arg: k.value for k in call.keywords}
-    if name == "train_test_split":
-        shuffle = kwargs.get("shuffle")
-        return not (isinstance(shuffle, ast.Constant) and shuffle.value is False)
-    if name in _RANDOM_DRAWS:
+    if name == "train_test_split" or name in _RANDOM_DRAWS:
         return True
     if name == "split" and isinstance(call.func, ast.Attribute):
         return _constructed(call.func.value, names) in ROW_SPLITTERS
