@@ -264,17 +264,21 @@ def test_the_training_part_repeated_after_the_split_is_silent(tmp_path: Path) ->
     assert _alarms(tmp_path, script) == set()
 
 
-def test_unlabelled_rows_repeated_and_only_predicted_are_silent(tmp_path: Path) -> None:
-    script = """\
+@pytest.mark.parametrize("table", ["coming_days", "test"])
+def test_unlabelled_rows_repeated_and_only_predicted_are_silent(tmp_path: Path, table: str) -> None:
+    # rows to forecast, or the test file repeated for test-time augmentation (each copy jittered): all copies held out
+    script = f"""\
+    import numpy as np
     import pandas as pd
     from sklearn.linear_model import LogisticRegression
 
     days = pd.read_csv("store_days.csv")
-    coming = pd.read_csv("coming_days.csv")
+    {table} = pd.read_csv("{table}.csv")
     model = LogisticRegression().fit(days[["price", "promo"]], days["busy"])
-    coming = pd.concat([coming] * 2, ignore_index=True)
-    coming["busy"] = model.predict(coming[["price", "promo"]])
-    coming.to_csv("forecast.csv", index=False)
+    {table} = pd.concat([{table}] * 4, ignore_index=True)
+    {table}["price"] += np.random.normal(0, 0.1, size=len({table}))
+    {table}["busy"] = model.predict({table}[["price", "promo"]])
+    {table}.to_csv("forecast.csv", index=False)
 """
     assert _alarms(tmp_path, script) == set()
 

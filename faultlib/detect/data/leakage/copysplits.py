@@ -124,14 +124,19 @@ class CopySplits:
     """Mixin of the analyzer: the fits that stand for a whole table repeated (``pd.concat([X] * k)``), held to a
     split that parts their copies (see the module docstring). Needs ``tree`` and ``_bindings``."""
 
-    def _note_whole_repeat(self, fit: object) -> None:
-        if fit is not None:
-            self.__dict__.setdefault("_whole_repeats", set()).add(_site(fit))
+    def _note_whole_repeat(self, node: ast.Call, method: str) -> None:
+        """The stack ``node`` repeats a whole table (noted before its fit is made: the fit's own site)."""
+        self.__dict__.setdefault("_whole_repeats", set()).add((node.lineno, node.col_offset + 1, method))
+
+    def _whole_repeat(self, fit: object) -> bool:
+        """``fit`` is a whole table repeated: copies of held-out rows alone are no fit on them (a test table
+        repeated for test-time augmentation); only a later split that parts the copies leaks."""
+        return _site(fit) in self.__dict__.get("_whole_repeats", ())
 
     def _copies_kept(self, fit: object, held: object, start: int, line: int) -> bool:
         """``fit`` repeats a whole table and no row-wise split parts its copies on the way to ``held`` (its path's
         steps from ``start``) or on ``line`` (a cross-validation call): nothing to report."""
-        if _site(fit) not in self.__dict__.get("_whole_repeats", ()):
+        if not self._whole_repeat(fit):
             return False
         if "_row_split_lines" not in self.__dict__:
             self._row_split_lines = row_split_lines(self.tree, self._bindings)  # type: ignore[attr-defined]

@@ -147,9 +147,9 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                 repeated = repeated_rows(name, args, kwargs, draws, items)  # oversampling by hand
                 if repeated is not None and not stacks_columns(node, self.tree) and not any(  # a resample in the stack already said it
                         f.line == node.lineno and f.method == "resample" for f in out.taints):
-                    fit = self._fit(Est("concat", "transformer", preprocessing=True), repeated, False, name, node, frame)
                     if WHOLE in draws:  # pd.concat([X] * k): only where a split parts the copies (copysplits.py)
-                        self._note_whole_repeat(fit)
+                        self._note_whole_repeat(node, name)
+                    fit = self._fit(Est("concat", "transformer", preprocessing=True), repeated, False, name, node, frame)
                     out = out.with_(taints=out.taints | ({fit} if fit else set()))
                 return out
         module = ref.module
@@ -413,7 +413,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                                             x.rows.describe() if x is not None and x.rows is not None else None,
                                             fit.supervised))
         if est.preprocessing and x is not None and not self._final_refit(x.rows) and not resampled_for_refit(
-                fit, x.rows) and not self._transforms_test_only(x, node, frame):  # the final refit (refits.py)
+                fit, x.rows) and not self._transforms_test_only(x, node, frame) and not self._whole_repeat(fit):
+            # (the final refit: refits.py; test rows repeated whole, copies all held out: copysplits.py)
             for p in parts(x.rows):
                 named = next((t for t in self._test_parts if covers(t, p) and not test_step(t)), None)
                 if p.root.test or test_step(p) is not None or named is not None or input_named_test(x, node):
