@@ -3,8 +3,10 @@
 * a column dropped because it holds one value over all the rows (``nunique() <= 1``, ``std() == 0``,
   ``VarianceThreshold()`` at threshold 0) before the split is no fit: no model can use a column constant in its
   training part (constancy.py); a drop by a missing share, a variance cut or many distinct values stays a fit;
-* a whole table repeated and nothing else (``pd.concat([X] * k)``, ``pd.concat([df, df])``) is not oversampling;
-  a class's rows repeated and joined to the rest stay oversampling (rowdraws.py);
+* a whole table repeated and nothing else (``pd.concat([X] * k)``, ``pd.concat([df, df])``) is oversampling only
+  where a row-wise split (``train_test_split``, ``KFold``, a random mask) then parts the copies; kept together by a
+  split on a key they share, repeated after the split or only predicted, it is silent; a class's rows repeated and
+  joined to the rest stay oversampling (rowdraws.py, copysplits.py);
 * a statistic or an encoder fitted on training and validation rows whose value goes only onto test rows it never saw
   is no fit of held-out rows; written onto the validation rows too, it is (testfills.py);
 * training and validation rows oversampled for the final refit, the test part apart, are no fit of held-out rows;
@@ -136,13 +138,149 @@ _REPEATS = """\
 """
 
 
-@pytest.mark.parametrize("stack", [
+_STACKS = [
     "days = pd.concat([days] * 3)",
     "days = pd.concat([days, days], ignore_index=True)",
     "copies = 2\n    days = pd.concat([days] * copies)",
-], ids=["list-times-k", "listed-twice", "times-a-name"])
-def test_a_whole_table_repeated_is_not_oversampling(tmp_path: Path, stack: str) -> None:
-    assert _alarms(tmp_path, _REPEATS.format(stack=stack)) == set()
+]
+_STACK_IDS = ["list-times-k", "listed-twice", "times-a-name"]
+
+
+@pytest.mark.parametrize("stack", _STACKS, ids=_STACK_IDS)
+def test_a_whole_table_repeated_then_split_row_by_row_is_reported(tmp_path: Path, stack: str) -> None:
+    script = _REPEATS.format(stack=stack)
+    assert ("fit_before_split", _line(script, "pd.concat")) in _alarms(tmp_path, script)
+
+
+_REPEATED_THEN = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import {splitter}, cross_val_score
+
+    days = pd.read_csv("store_days.csv")
+    days = pd.concat([days] * 3, ignore_index=True)
+    X, y = days[["price", "promo"]], days["busy"]
+    {evaluation}
+"""
+
+#: splits after the repeat: (the splitter imported, the evaluation, whether it parts the copies of a row)
+_AFTER_REPEAT = [
+    ("KFold", "print(cross_val_score(LogisticRegression(), X, y, cv=KFold(5, shuffle=True, random_state=1)))", True),
+    ("KFold", "folds = KFold(4, shuffle=True)\n    for tr, te in folds.split(X):\n"
+     "        m = LogisticRegression().fit(X.iloc[tr], y.iloc[tr])\n        print(m.score(X.iloc[te], y.iloc[te]))",
+     True),
+    ("ShuffleSplit", "print(cross_val_score(LogisticRegression(), X, y, cv=ShuffleSplit(3, test_size=0.2)))", True),
+    ("KFold", "test_mask = np.random.rand(len(days)) < 0.2\n"
+     "    m = LogisticRegression().fit(X[~test_mask], y[~test_mask])\n"
+     "    print(m.score(X[test_mask], y[test_mask]))", True),
+    # the tail held out without shuffling is copies of earlier rows
+    ("train_test_split", "X_a, X_b, y_a, y_b = train_test_split(X, y, test_size=0.3, shuffle=False)\n"
+     "    print(LogisticRegression().fit(X_a, y_a).score(X_b, y_b))", True),
+    # the copies share the store, the key the folds keep together
+    ("GroupKFold", "print(cross_val_score(LogisticRegression(), X, y, groups=days['store'], cv=GroupKFold(4)))",
+     False),
+    ("GroupKFold", "for tr, te in GroupKFold(4).split(X, y, days['store']):\n"
+     "        m = LogisticRegression().fit(X.iloc[tr], y.iloc[tr])\n        print(m.score(X.iloc[te], y.iloc[te]))",
+     False),
+    # the copies share the day, the key of the time split
+    ("KFold", "test_mask = days['day'] >= '2024-06-01'\n"
+     "    m = LogisticRegression().fit(X[~test_mask], y[~test_mask])\n"
+     "    print(m.score(X[test_mask], y[test_mask]))", False),
+]
+
+
+@pytest.mark.parametrize("splitter,evaluation,parts", _AFTER_REPEAT, ids=[
+    "shuffled-kfold", "kfold-loop", "shuffle-split", "random-mask", "unshuffled-tail", "group-kfold", "group-kfold-loop",
+    "time-cut-on-a-shared-key"])
+def test_a_whole_table_repeated_is_reported_only_where_the_split_parts_its_copies(
+        tmp_path: Path, splitter: str, evaluation: str, parts: bool) -> None:
+    script = _REPEATED_THEN.format(splitter=splitter, evaluation=evaluation)
+    found = _alarms(tmp_path, script)
+    if parts:
+        assert any(line == _line(script, "pd.concat") for _, line in found), evaluation
+    else:
+        assert not any(line == _line(script, "pd.concat") for _, line in found), evaluation
+
+
+def test_a_random_draw_made_before_the_repeat_parts_no_copies(tmp_path: Path) -> None:
+    # some days drawn at random and appended, then the whole table repeated: the draw came before the copies were
+    # made, and the folds keep each store's copies together
+    script = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+
+    days = pd.read_csv("store_days.csv")
+    extra = days[np.random.rand(len(days)) < 0.3]
+    days = pd.concat([days, extra])
+    days = pd.concat([days] * 2)
+    X, y = days[["price", "promo"]], days["busy"]
+    for tr, te in GroupKFold(4).split(X, y, days["store"]):
+        m = LogisticRegression().fit(X.iloc[tr], y.iloc[tr])
+        print(m.score(X.iloc[te], y.iloc[te]))
+"""
+    assert not any(line == _line(script, "[days] * 2") for _, line in _alarms(tmp_path, script))
+
+
+@pytest.mark.parametrize("evaluation,parts", [
+    ("for tr, te in GroupKFold(4).split(X, y, stores):\n"
+     "        m = LogisticRegression().fit(X.iloc[tr], y.iloc[tr])\n        print(m.score(X.iloc[te], y.iloc[te]))", False),
+    ("X_a, X_b, y_a, y_b = train_test_split(X, y)\n    print(LogisticRegression().fit(X_a, y_a).score(X_b, y_b))",
+     True),
+], ids=["group-folds", "train-test-split"])
+def test_a_helper_that_repeats_the_table_is_judged_by_its_callers_split(
+        tmp_path: Path, evaluation: str, parts: bool) -> None:
+    script = f"""\
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold, train_test_split
+
+    def copies(frame, k):
+        frame = pd.concat([frame] * k)
+        return frame[["price", "promo"]], frame["busy"], frame["store"]
+
+    X, y, stores = copies(pd.read_csv("store_days.csv"), 3)
+    {evaluation}
+"""
+    found = any(line == _line(script, "pd.concat") for _, line in _alarms(tmp_path, script))
+    assert found is parts, evaluation
+
+
+def test_the_training_part_repeated_after_the_split_is_silent(tmp_path: Path) -> None:
+    script = """\
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+
+    days = pd.read_csv("store_days.csv")
+    X_fit, X_held, y_fit, y_held = train_test_split(days[["price", "promo"]], days["busy"], test_size=0.2)
+    X_fit = pd.concat([X_fit] * 3)
+    y_fit = pd.concat([y_fit] * 3)
+    model = LogisticRegression().fit(X_fit, y_fit)
+    print(model.score(X_held, y_held))
+"""
+    assert _alarms(tmp_path, script) == set()
+
+
+@pytest.mark.parametrize("table", ["coming_days", "test"])
+def test_unlabelled_rows_repeated_and_only_predicted_are_silent(tmp_path: Path, table: str) -> None:
+    # rows to forecast, or the test file repeated for test-time augmentation (each copy jittered): all copies held out
+    script = f"""\
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+
+    days = pd.read_csv("store_days.csv")
+    {table} = pd.read_csv("{table}.csv")
+    model = LogisticRegression().fit(days[["price", "promo"]], days["busy"])
+    {table} = pd.concat([{table}] * 4, ignore_index=True)
+    {table}["price"] += np.random.normal(0, 0.1, size=len({table}))
+    {table}["busy"] = model.predict({table}[["price", "promo"]])
+    {table}.to_csv("forecast.csv", index=False)
+"""
+    assert _alarms(tmp_path, script) == set()
 
 
 @pytest.mark.parametrize("stack,needle", [

@@ -43,8 +43,7 @@ upsets = matches[matches["rating_a"] < matches["rating_b"]]
 matches = pd.concat([matches, upsets, upsets])
 """ + _TAIL
 
-# the same table listed twice and nothing else: the table again, no class's balance changed (not oversampling,
-# stop 53: the concat of different frames is)
+# the same table listed twice: every row doubled before the split, which parts the copies (copysplits.py)
 TABLE_LISTED_TWICE = _HEAD + """\
 matches = pd.concat([matches, matches])
 """ + _TAIL
@@ -77,8 +76,8 @@ def test_a_selection_of_the_rows_stacked_again_before_the_split_is_reported(tmp_
     assert ("fit_before_split", 9) in alarms(tmp_path, UPSETS_REPEATED)
 
 
-def test_the_same_table_listed_twice_and_nothing_else_is_not_oversampling(tmp_path: Path) -> None:
-    assert alarms(tmp_path, TABLE_LISTED_TWICE) == set()
+def test_the_same_table_listed_twice_is_reported(tmp_path: Path) -> None:
+    assert ("fit_before_split", 8) in alarms(tmp_path, TABLE_LISTED_TWICE)
 
 
 def test_a_copy_transformed_column_by_column_repeats_no_chosen_row(tmp_path: Path) -> None:
@@ -283,7 +282,7 @@ _HOW_CHOSEN = [
     ("", "pd.concat([t, t[t.label.notnull()]])", [None, None]),  # the labelled rows: a parting, not a class
     ("few = t[t.label == 1]\nfew = few.reset_index(drop=True)\n", "pd.concat([t, few.head(20)])", [None, "label"]),
     ("few = t[t.label == 1]\nfew = pd.concat([few, few])\n", "pd.concat([t, few[:30]])", [None, "label"]),
-    ("", "pd.concat([t, t])", [None, None]),  # one whole table repeated: not oversampling
+    ("", "pd.concat([t, t])", [None, "whole"]),  # one whole table repeated: only a row-wise split parts it
     ("", "pd.concat([t, u, u])", [None, None, "twice"]),  # a table listed again beside another
     ("", "np.vstack([m, m[t['label'].values == 1]])", [None, "label"]),  # the label column as an array
     ("def grow(t):\n    return t\n\nt = t[t.label == 1]\n", "pd.concat([u, t])", [None, "label"]),

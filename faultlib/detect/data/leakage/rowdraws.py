@@ -21,10 +21,11 @@ in data mining: formulation, detection, and avoidance", ACM TKDD 2012); imbalanc
 recommended practices" asks to resample the training part only, inside the cross-validation.
 
 A whole table repeated and nothing else (``pd.concat([df, df])``, ``pd.concat([X] * n_repeats)``) changes the
-balance of no class: it is the table again, each copy, e.g., given its own random horizon afterwards or predicted
-once more, not oversampling (the concat of *different* frames, a class's subset repeated and joined to the rest;
-judged false alarms at stop 53: a forecasting solution's bagged copies, kept in one group fold, and its submission
-rows repeated). Any other stack of a table with rows *derived* from it repeats no chosen row and is not this kind
+balance of no class: it is oversampling only where a split then deals the rows out one by one (``train_test_split``,
+``KFold``, a random mask), which parts the copies of a row (:mod:`~faultlib.detect.data.leakage.copysplits`). Copies
+kept together by a split on a key they share, repeated after the split, or only predicted are no leak (judged false
+alarms at stop 53: a forecasting solution's bagged copies, kept in one group fold, and its submission rows repeated).
+Any other stack of a table with rows *derived* from it repeats no chosen row and is not this kind
 (judged false alarms at stop 44): a game in its other team order, placeholder rows for the missing hours of a series, one
 sample's feature blocks joined, a path padded with its own first row, a duplicate injected by a tutorial at a
 fixed or random single position, the rows an inner merge kept beside those it dropped, a submission assembled from
@@ -43,6 +44,7 @@ from faultlib.pyflow.walk import walk_once
 LABEL = "label"
 REPLACEMENT = "replacement"
 TWICE = "twice"
+WHOLE = "whole"
 
 #: methods that keep the rows they are given (a label selection stays one after them)
 _SAME_ROWS = frozenset({"reset_index", "copy", "sort_index", "sort_values", "astype", "drop", "dropna", "fillna",
@@ -305,6 +307,8 @@ def stacked_draws(node: ast.Call, bindings: dict[str, list[ast.expr]], targets: 
                   spans: list[tuple[int, int]]) -> list[str | None] | None:
     """How each item of a row stack written as a list (``pd.concat([a, b])``, ``np.vstack((a, b))``,
     ``pd.concat(objs=[...])``) repeats rows: :data:`TWICE`, :data:`LABEL`, :data:`REPLACEMENT` or ``None``;
+    :data:`WHOLE` for the copies of one whole table repeated and nothing else (``pd.concat([X] * k)``), oversampling
+    only where a row-wise split parts the copies (:mod:`~faultlib.detect.data.leakage.copysplits`);
     ``None`` for the whole stack when its items are not written out (``pd.concat(parts)``, ``[*extras]``). A name
     stands for its last binding before the stack in the same function (``spans``: :func:`function_spans`)."""
     listed = _listed(node)
@@ -315,8 +319,8 @@ def stacked_draws(node: ast.Call, bindings: dict[str, list[ast.expr]], targets: 
     hows = [TWICE if twice else drawn(e, scope, targets, node.lineno)  # type: ignore[arg-type]
             for e, twice in zip(listed, again)]
     if hows and hows[0] is None and all(again[1:]):
-        return [None] * len(hows)  # pd.concat([X] * k): one whole table repeated, the balance of no class changed
+        return [None] + [WHOLE] * (len(hows) - 1)  # pd.concat([X] * k): one whole table repeated (copysplits.py)
     return hows
 
 
-__all__ = ["LABEL", "REPLACEMENT", "TWICE", "drawn", "function_spans", "label_columns", "listed_twice", "stacked_draws"]
+__all__ = ["LABEL", "REPLACEMENT", "TWICE", "WHOLE", "drawn", "function_spans", "label_columns", "listed_twice", "stacked_draws"]

@@ -28,7 +28,8 @@ from faultlib.detect.data.leakage.codetables import shared_code_table
 from faultlib.detect.data.leakage.targetcodes import TARGET_CODERS, codes_target
 from faultlib.detect.data.leakage.stacks import columns_axis as _columns_axis, drops_columns as _drops_columns, \
     repeated_rows, stacked_items
-from faultlib.detect.data.leakage.rowdraws import stacked_draws
+from faultlib.detect.data.leakage.copysplits import CopySplits
+from faultlib.detect.data.leakage.rowdraws import WHOLE, stacked_draws
 from faultlib.detect.data.leakage.rowunions import row_union
 from faultlib.detect.data.leakage.words import PlainRows
 from faultlib.detect.data.leakage.foldreuse import FoldReuse
@@ -82,7 +83,7 @@ def _call_arg(node: ast.Call, position: int, keyword: str) -> ast.expr | None:
     return next((k.value for k in node.keywords if k.arg == keyword), None)
 
 
-class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, ClusterInputs, LeftOutColumns):
+class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, ClusterInputs, LeftOutColumns, CopySplits):
     """Library calls and estimator methods on abstract values (needs ``smap``, ``report``, ``_seen``,
     ``_reused``, ``_fit_sites``, ``_invoke``, ``_derive`` and ``_combine`` from the interpreter)."""
 
@@ -146,6 +147,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                 repeated = repeated_rows(name, args, kwargs, draws, items)  # oversampling by hand
                 if repeated is not None and not stacks_columns(node, self.tree) and not any(  # a resample in the stack already said it
                         f.line == node.lineno and f.method == "resample" for f in out.taints):
+                    if WHOLE in draws:  # pd.concat([X] * k): only where a split parts the copies (copysplits.py)
+                        self._note_whole_repeat(node, name)
                     fit = self._fit(Est("concat", "transformer", preprocessing=True), repeated, False, name, node, frame)
                     out = out.with_(taints=out.taints | ({fit} if fit else set()))
                 return out
@@ -410,7 +413,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                                             x.rows.describe() if x is not None and x.rows is not None else None,
                                             fit.supervised))
         if est.preprocessing and x is not None and not self._final_refit(x.rows) and not resampled_for_refit(
-                fit, x.rows) and not self._transforms_test_only(x, node, frame):  # the final refit (refits.py)
+                fit, x.rows) and not self._transforms_test_only(x, node, frame) and not self._whole_repeat(fit):
+            # (the final refit: refits.py; test rows repeated whole, copies all held out: copysplits.py)
             for p in parts(x.rows):
                 named = next((t for t in self._test_parts if covers(t, p) and not test_step(t)), None)
                 if p.root.test or test_step(p) is not None or named is not None or input_named_test(x, node):
@@ -464,6 +468,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                         continue
                     if not data.test and not p.root.test and test_step(p, val=fit.resampler) is None:
                         continue  # this part of a stack is not the held-out one
+                    if self._copies_kept(fit, p, len(f.steps), line):
+                        continue  # a whole table repeated, its copies never parted (copysplits.py)
                     whole = f == p and not f.steps and data.test
                     if whole and not f.root.test and (loop := self._counted_fold(fit, data, line)) is not None:
                         # the helper's input cut into folds by hand, one held out per turn (foldranges.py)
@@ -513,6 +519,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             for f in parts(fit.rows):
                 held = next((p for p in self._test_parts if covers(f, p) and not any(covers(d, p) for d in
                                                                                      parts(data.rows))), None)
+                if held is not None and self._copies_kept(fit, held, len(f.steps), line):
+                    continue  # a whole table repeated, its copies never parted (copysplits.py)
                 if held is not None:
                     step = test_step(held)
                     loop = self._counted_fold(fit, data, held.steps[-1].line) if held.steps else None
@@ -533,6 +541,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         if data is None:
             return
         for fit in in_order(data.taints):  # fitted on these rows, or on the training part of a split of them
+            if self._copies_kept(fit, None, 0, line):
+                continue  # a whole table repeated, cross-validated by a key its copies share (copysplits.py)
             if self._overlaps(fit, data) or training_part_of(data.rows, fit.rows) or same_split_rows(fit.rows, data.rows):
                 self._emit("fit_outside_cv", fit, line=line, data=data,
                            why=f"{how} on {self.smap.describe(line)} then cross-validates those rows: every fold "

@@ -39,8 +39,9 @@ def repeated_rows(name: str, args: list[Any], kwargs: dict[str, Any], draws: lis
       its own file) cannot be among them;
     * rows drawn with replacement (``minority.sample(n, replace=True)``) stacked with any rows of the same table
       (``[majority, upsampled]``): the draw itself repeats rows;
-    * the same table listed twice beside other rows (``pd.concat([df, few, few])``; one whole table repeated and
-      nothing else, ``pd.concat([df, df])``, is the table again, not oversampling: its draws are all ``None``).
+    * the same table listed twice beside other rows (``pd.concat([df, few, few])``), or one whole table repeated
+      and nothing else (``pd.concat([df, df])``, draws ``WHOLE``: reported only where a row-wise split parts the
+      copies, :mod:`~faultlib.detect.data.leakage.copysplits`).
 
     The parts of a split (``[train, test]``), two masks of one table (``[majority, minority]``) and anything else
     derived from a table (a copy transformed column by column, placeholder rows, a merge's parts) repeat no chosen
