@@ -61,6 +61,7 @@ from faultlib.detect.data.leakage.evalsets import EVAL_KEYWORDS, _items
 from faultlib.detect.data.leakage.foldbodies import fold_body
 from faultlib.detect.data.leakage.hftrainer import best_checkpoint
 from faultlib.detect.data.leakage.spread import spread_key
+from faultlib.detect.data.leakage.stopscores import StopScores
 from faultlib.detect.data.leakage.testparts import choosing_named, held_out
 from faultlib.detect.data.leakage.trainerscores import rescored_alone
 from faultlib.detect.data.leakage.values import Data, Est, covers, parts
@@ -211,6 +212,15 @@ class EarlyStops:
         sets = sets if sets is not None else [k.value for k in node.keywords if k.arg in EVAL_KEYWORDS]
         if call.endswith("train") and len(node.args) > 3:
             sets.append(node.args[3])  # xgb.train(params, dtrain, rounds, watchlist)
+        if at.lineno in self._stopped:
+            return
+        if self._stopped_on_test(values, node, how, call, frame, trained, sets, at) is None and at is node:
+            self._stopped_on_scored(node, how, call, frame, sets)
+
+    def _stopped_on_test(self, values: list[Any], node: ast.Call, how: str, call: str, frame: Any, trained: Any,
+                         sets: list[ast.expr], at: ast.Call) -> bool | None:
+        """Report the training when its evaluation sets are the test rows (True); False when it trains on those
+        very rows (nothing held out); None when they are a validation part or a fold (silent here)."""
         bindings = scoped_bindings(self._bindings, self.tree, at.lineno)  # what this call's scope sees (wrapped.py)
         names = {n for s in sets for n in _names(s, bindings)}
         tags = [k.value for k in node.keywords if k.arg in ("valid_names", "eval_names")]
@@ -218,14 +228,13 @@ class EarlyStops:
                   if isinstance(c, ast.Constant) and isinstance(c.value, str) and len(c.value) < 40}
         # a variable named after the API's own keyword (eval_set = [...]) names the argument, not its rows
         wrapped = wrapped_test_names(sets, bindings, choosing_named)  # DMatrix(test_X) tagged 'val' (wrapped.py)
-        if at.lineno in self._stopped or not wrapped and any(
-                choosing_named(n) for n in names if n not in EVAL_KEYWORDS):
-            return
+        if not wrapped and any(choosing_named(n) for n in names if n not in EVAL_KEYWORDS):
+            return None
         test_named = bool(wrapped) or any(vocab.looks_like_test(n) for n in names)
         if any(f.cv and f.start <= at.lineno <= f.end for f in self._loop_facts):
-            return  # early stopping on each fold's held-out part (see the module docstring)
+            return None  # early stopping on each fold's held-out part (see the module docstring)
         if fold_body(self.tree, node, _training_node(node, call), sets, self._bindings):
-            return  # the same, in a function that receives the fold as two index arrays into one frame
+            return None  # the same, in a function that receives the fold as two index arrays into one frame
         from faultlib.detect.data.leakage.values import maybe_data
 
         fitted = maybe_data(trained)
@@ -242,16 +251,29 @@ class EarlyStops:
                 if not held_out(data, test_named):
                     continue
                 if isinstance(fitted, Data) and any(covers(f, p) for f in parts(fitted.rows) for p in parts(data.rows)):
-                    continue  # trained on those very rows: nothing held out
+                    return False  # trained on those very rows: nothing held out
                 self._report_stop(at, how, call, frame, data.rows.describe())
-                return
+                return True
         direct = [n for s in sets for n in map(_leaf_name, _leaves(s)) if n]
         if not tracked and direct and all(vocab.looks_like_test(n) for n in direct):
             # validation_data=test_generator (a Keras generator over a test folder): rows the analysis does not
             # follow, passed under a name for held-out rows
             self._report_stop(at, how, call, frame, ", ".join(direct))
-        elif not tracked and wrapped:  # validation_data=datagen.flow(X_test, y_test): test-named rows in a generator
+            return True
+        if not tracked and wrapped:  # validation_data=datagen.flow(X_test, y_test): test-named rows in a generator
             self._report_stop(at, how, call, frame, ", ".join(dict.fromkeys(wrapped)))
+            return True
+        return None
+
+    def _stopped_on_scored(self, node: ast.Call, how: str, call: str, frame: Any, sets: list[ast.expr]) -> None:
+        """Report the training when its stopping rows (a validation part, a fold) are scored after it and no other
+        held-out rows are (:mod:`.stopscores`): the reported score is the one that chose the stopping point."""
+        if self._stop_scores is None:
+            self._stop_scores = StopScores(self.tree)
+        rows = self._stop_scores.stop_rows(sets, _training_node(node, call))
+        scored = self._stop_scores.rescored(node, rows)
+        if scored:
+            self._report_scored_stop(node, how, call, frame, ", ".join(sorted(rows)[:4]), scored)
 
     def _report_stop(self, node: ast.Call, how: str, call: str, frame: Any, rows: str) -> None:
         self._stopped.add(node.lineno)
@@ -264,6 +286,18 @@ class EarlyStops:
             {**self.smap.where(node.lineno), "column": node.col_offset + 1, "function": frame.qualname},
             {"call": call, "chooses_by": how, "held_out_rows": rows}, kind="tuned_on_test"))
 
+    def _report_scored_stop(self, node: ast.Call, how: str, call: str, frame: Any, rows: str, scored: str) -> None:
+        self._stopped.add(node.lineno)
+        self.report.findings.append(Finding(
+            "leakage", Severity.WARNING,
+            f"{call}() stops on held-out rows ({rows}) by {how}, and the score then taken on those same rows "
+            f"({scored}) is the script's result, with no other held-out rows scored: the rows that chose the number "
+            "of rounds or epochs (the best weights) also measure the model, so its reported score is optimistic. "
+            "Fix: stop on an inner split of the training rows, or score a separate test part once",
+            {**self.smap.where(node.lineno), "column": node.col_offset + 1, "function": frame.qualname},
+            {"call": call, "chooses_by": how, "held_out_rows": rows, "scored_by": scored}, kind="tuned_on_test"))
+
+    _stop_scores: StopScores | None = None  # the module's scores, for stopping rows scored again (computed once)
     _loads_back: bool | None = None  # the module loads a saved model or weights (computed once)
     _defs: dict[str, ast.FunctionDef] | None = None  # the program's functions, for callbacks a helper returns
     _stopped: set
