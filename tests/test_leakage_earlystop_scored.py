@@ -19,6 +19,7 @@ from catboost import CatBoostRegressor, Pool
 from sklearn.metrics import roc_auc_score, accuracy_score, mean_absolute_error
 from sklearn.model_selection import StratifiedKFold
 from tensorflow.keras.callbacks import EarlyStopping
+from pytorch_tabnet.tab_model import TabNetRegressor
 """
 
 LEAKS = {
@@ -71,6 +72,15 @@ LEAKS = {
         results = [run_fold(X.iloc[a], y.iloc[a], X.iloc[b], y.iloc[b]) for a, b in KFold(5).split(X)]
         print(np.mean(results))
         """, [("tuned_on_test", 3)]),
+    # pytorch-tabnet stops by patience and keeps the best epoch of each fold; the out-of-fold error is printed
+    "tabnet_patience_on_each_fold_then_the_out_of_fold_error": ("""\
+        oof = np.zeros(len(X))
+        for a, b in KFold(5).split(X):
+            net = TabNetRegressor()
+            net.fit(X.values[a], y.values[a], eval_set=[(X.values[b], y.values[b])], patience=20)
+            oof[b] = net.predict(X.values[b]).ravel()
+        print('oof mae', mean_absolute_error(y, oof))
+        """, [("tuned_on_test", 4)]),
 }
 
 HEALTHY = {
@@ -110,6 +120,15 @@ HEALTHY = {
         clf = XGBClassifier(n_estimators=300)
         clf.fit(X_fit, y_fit, eval_set=[(X_val, y_val)], verbose=False)
         print(accuracy_score(y_val, clf.predict(X_val)))
+        """,
+    # the same tabnet fold loop without stopping (patience=0): the epochs are all run, nothing is chosen
+    "tabnet_without_patience_on_each_fold": """\
+        oof = np.zeros(len(X))
+        for a, b in KFold(5).split(X):
+            net = TabNetRegressor()
+            net.fit(X.values[a], y.values[a], eval_set=[(X.values[b], y.values[b])], patience=0)
+            oof[b] = net.predict(X.values[b]).ravel()
+        print('oof mae', mean_absolute_error(y, oof))
         """,
     # stopping on the validation part, but the rows scored afterwards are the training part's
     "stopped_on_validation_scored_on_training_rows": """\

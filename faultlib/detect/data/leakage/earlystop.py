@@ -15,6 +15,9 @@ training uses that set's score to choose the model:
   ``monitor``, stops improving; with ``restore_best_weights`` it keeps the best epoch's weights), LightGBM
   ``early_stopping(...)``, XGBoost ``callback.EarlyStopping``, and ``ModelCheckpoint(save_best_only=True)`` when the
   script loads a model or weights back (``load_model``, ``load_weights``: the kept best is what it then uses);
+* ``patience=N`` in a ``fit`` with an evaluation set (pytorch-tabnet's ``TabNetModel.fit``: "Number of
+  consecutive epochs without improvement before performing early stopping ... best weights from best epoch will
+  automatically be loaded at the end of fit");
 * CatBoost's ``use_best_model``, which is **on by default** when an ``eval_set`` is given (CatBoost's ``fit``
   reference: "True if a validation set is input"): the model is cut to its best iteration on that set.
 * a Hugging Face ``Trainer`` whose ``TrainingArguments`` set ``load_best_model_at_end=True`` (or that has an
@@ -28,25 +31,35 @@ history's ``val_accuracy``, the booster's printed metric) is the best of many lo
 optimistic (Cawley & Talbot, JMLR 11, 2010, "On over-fitting in model selection and subsequent selection bias
 in performance evaluation"; ASE'22's multi-test leakage). Reported once per training call, at its line.
 
+The same holds on a **validation part or a cross-validation fold** when its own score, taken after the stopping,
+is what the script reports and no other held-out rows are scored (the house decision since wave 70 of issue 17,
+which replaced an earlier silence here): ``for tr, va in kf.split(X): m.fit(X[tr], y[tr], eval_set=[(X[va],
+y[va])], early_stopping_rounds=50); scores.append(auc(y[va], m.predict(X[va])))``, or a Keras network stopped on
+``validation_data=(X_val, y_val)`` whose ``evaluate(X_val, y_val)`` is printed. The stopping point is a
+hyperparameter chosen on those rows, so the score measured on them is a selection score, not an estimate of new
+data (Cawley & Talbot 2010, section 5). :mod:`~faultlib.detect.data.leakage.stopscores` finds that score (a
+metric or ``evaluate``/``score`` on the stopping rows or on what was computed from them, the booster's
+``best_score``) and makes sure nothing else held out is scored; reported at the training call.
+
 Silent (the look-alikes):
 
 * the evaluation set is a **validation** part: a split of a training part (``train_test_split(X_train)``) or rows
   the script names for validation or evaluation (``X_val``, ``dvalid``, ``xgvalid``, ``X_dev``, ``ds_eval``; the
   names of the evaluation-set argument and of what it was assigned from, three assignments deep, and the tags it
   is given, ``[(dmatrix, 'valid')]`` or ``valid_names=['valid']``; so a ``watchlist`` of ``(dvalid, 'valid')`` is
-  one): choosing on those rows is the intended practice. A validation
-  score printed after stopping on it is optimistic as well, but the script calls it a validation score, and in a
-  competition notebook the test is the leaderboard's (``train.csv``/``valid`` split, early stopping, a
-  submission): the policy stays silent there and speaks only where the stopping rows are the script's test part;
+  one), and the script scores a separate test part (that later score is the reported one: choosing on the
+  validation rows is the intended practice), or does not score the stopping rows again (a competition notebook
+  that only predicts the leaderboard's unlabelled test file);
 * the evaluation set only **prints** the metric (no early stopping, no best-model callback, CatBoost with
   ``use_best_model=False``): the model does not depend on those rows; nor does it when the callback watches a
   training metric (``EarlyStopping(monitor='loss')``) or a best checkpoint is written and never loaded back;
 * the training rows include the evaluation rows (``fit(all_rows, eval_set=[(part, ...)])``): nothing is held out,
   so no held-out score is chosen (a different mistake);
-* a cross-validation fold's held-out part (``for tr, va in kf.split(X)``), even named ``test``: early stopping
-  on each out-of-fold part is common practice for out-of-fold estimates and its bias is the fold's, not a
-  reported test score's (said, not reported); so is the same body moved into a function that receives the fold
-  as two index arrays into one frame (:mod:`~faultlib.detect.data.leakage.foldbodies`);
+* a cross-validation fold's held-out part (``for tr, va in kf.split(X)``), even named ``test``, under the same
+  condition as a validation part: not scored again after the stopping (fold models kept for an ensemble), or a
+  separate test part scored; so is the same body moved into a function that receives the fold as two index
+  arrays into one frame (:mod:`~faultlib.detect.data.leakage.foldbodies`);
+* rows scored after the stopping that are not the stopping rows (the training rows, another split);
 * the training rows themselves in the list (``valid_sets=[dtrain, dvalid]``): they tell nothing.
 """
 
@@ -134,9 +147,9 @@ def _keyword(node: ast.Call, names: tuple[str, ...]) -> ast.expr | None:
     return next((k.value for k in node.keywords if k.arg in names), None)
 
 
-def _stops(node: ast.Call) -> bool:
-    """``early_stopping_rounds=N`` with N not ``None``/0."""
-    value = _keyword(node, STOP_KEYWORDS)
+def _stops(node: ast.Call, keywords: tuple[str, ...] = STOP_KEYWORDS) -> bool:
+    """``early_stopping_rounds=N`` (or another of ``keywords``) with N not ``None``/0."""
+    value = _keyword(node, keywords)
     return value is not None and not (isinstance(value, ast.Constant) and value.value in (None, 0, False))
 
 
@@ -191,6 +204,8 @@ class EarlyStops:
         """How the call chooses by its evaluation set, in words, or ``None``."""
         if _stops(node):
             return "early_stopping_rounds"
+        if _stops(node, ("patience",)):
+            return "patience (pytorch-tabnet: stops and loads the best epoch's weights)"
         if self._loads_back is None:
             self._loads_back = any(isinstance(n, ast.Call) and _call_name(n) in _LOADERS for n in walk_once(self.tree))
         given = _keyword(node, ("callbacks",)) or spread_key(node, "callbacks", self.tree, self._bindings)
