@@ -20,6 +20,8 @@ from sklearn.metrics import roc_auc_score, accuracy_score, mean_absolute_error
 from sklearn.model_selection import StratifiedKFold
 from tensorflow.keras.callbacks import EarlyStopping
 from pytorch_tabnet.tab_model import TabNetRegressor
+import matplotlib.pyplot as plt
+COLS = ['age', 'visits', 'spend']
 """
 
 LEAKS = {
@@ -81,6 +83,20 @@ LEAKS = {
             oof[b] = net.predict(X.values[b]).ravel()
         print('oof mae', mean_absolute_error(y, oof))
         """, [("tuned_on_test", 4)]),
+    # a competition notebook: the labelled file is split, the booster stops on the validation part and prints its
+    # score every round; nothing held out is scored otherwise, only the unlabelled file is predicted: the printed
+    # log is the result the author reads
+    "printed_round_log_of_the_validation_part_is_the_only_result": ("""\
+        labelled = pd.read_csv('train.csv').sample(frac=1.0)
+        cut = int(len(labelled) * 0.8)
+        fit_rows, check_rows = labelled[:cut], labelled[cut:]
+        dfit = lgb.Dataset(fit_rows[COLS], label=fit_rows['target'])
+        dcheck = lgb.Dataset(check_rows[COLS], label=check_rows['target'])
+        booster = lgb.train({'metric': 'auc'}, dfit, 1000, valid_sets=[dfit, dcheck], valid_names=['fit', 'valid'],
+                            early_stopping_rounds=30, verbose_eval=True)
+        board = pd.read_csv('test.csv')
+        pd.DataFrame({'target': booster.predict(board[COLS])}).to_csv('submission.csv')
+        """, [("tuned_on_test", 6)]),
 }
 
 HEALTHY = {
@@ -129,6 +145,19 @@ HEALTHY = {
             net.fit(X.values[a], y.values[a], eval_set=[(X.values[b], y.values[b])], patience=0)
             oof[b] = net.predict(X.values[b]).ravel()
         print('oof mae', mean_absolute_error(y, oof))
+        """,
+    # the same printed log, but a later period of the labelled rows is predicted and compared by eye: that period,
+    # not the log, is what the script shows as its result
+    "printed_round_log_but_a_labelled_later_period_predicted": """\
+        labelled = pd.read_csv('load.csv')
+        early, test_period = labelled[labelled.year < 2020], labelled[labelled.year >= 2020]
+        fit_rows, check_rows = early[:-500], early[-500:]
+        dfit = lgb.Dataset(fit_rows[COLS], label=fit_rows['target'])
+        dcheck = lgb.Dataset(check_rows[COLS], label=check_rows['target'])
+        booster = lgb.train({'metric': 'l2'}, dfit, 1000, valid_sets=[dfit, dcheck], valid_names=['fit', 'valid'],
+                            early_stopping_rounds=30, verbose_eval=True)
+        plt.plot(test_period['target'].values)
+        plt.plot(booster.predict(test_period[COLS]))
         """,
     # stopping on the validation part, but the rows scored afterwards are the training part's
     "stopped_on_validation_scored_on_training_rows": """\

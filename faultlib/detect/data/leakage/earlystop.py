@@ -230,7 +230,9 @@ class EarlyStops:
         if at.lineno in self._stopped:
             return
         if self._stopped_on_test(values, node, how, call, frame, trained, sets, at) is None and at is node:
-            self._stopped_on_scored(node, how, call, frame, sets)
+            fold = any(f.cv and f.start <= at.lineno <= f.end for f in self._loop_facts) or \
+                bool(fold_body(self.tree, node, _training_node(node, call), sets, self._bindings))
+            self._stopped_on_scored(node, how, call, frame, sets, fold)
 
     def _stopped_on_test(self, values: list[Any], node: ast.Call, how: str, call: str, frame: Any, trained: Any,
                          sets: list[ast.expr], at: ast.Call) -> bool | None:
@@ -280,13 +282,18 @@ class EarlyStops:
             return True
         return None
 
-    def _stopped_on_scored(self, node: ast.Call, how: str, call: str, frame: Any, sets: list[ast.expr]) -> None:
+    def _stopped_on_scored(self, node: ast.Call, how: str, call: str, frame: Any, sets: list[ast.expr],
+                           fold: bool) -> None:
         """Report the training when its stopping rows (a validation part, a fold) are scored after it and no other
-        held-out rows are (:mod:`.stopscores`): the reported score is the one that chose the stopping point."""
+        held-out rows are (:mod:`.stopscores`): the reported score is the one that chose the stopping point. On a
+        validation part (not a fold), the call's own printed per-round log counts when nothing held out is scored."""
         if self._stop_scores is None:
             self._stop_scores = StopScores(self.tree)
         rows = self._stop_scores.stop_rows(sets, _training_node(node, call))
         scored = self._stop_scores.rescored(node, rows)
+        if not scored and not fold:
+            logged = self._stop_scores.logged_alone(node, rows)
+            scored = f"its own log, {logged}, the only score the script shows" if logged else None
         if scored:
             self._report_scored_stop(node, how, call, frame, ", ".join(sorted(rows)[:4]), scored)
 

@@ -21,6 +21,11 @@ that later score is the reported one and the stopping rows were a validation set
 * :meth:`StopScores.stop_rows`: the stopping rows of a call's evaluation-set argument as short texts (``X_val``,
   ``X[va]``; through a data holder: ``dvalid = lgb.Dataset(X_val, label=y_val)`` gives ``dvalid``, ``X_val``,
   ``y_val``), less the training rows (``valid_sets=[dtrain, dvalid]``);
+* :meth:`StopScores.logged_alone`: the training call's own per-round log of the stopping rows' score, when the
+  script scores no held-out rows at all and predicts no other held-out part cut from its data (a competition
+  notebook that splits ``train.csv``, stops on the validation part with ``verbose_eval=True`` and only predicts
+  the unlabelled ``test.csv``): the printed log is then the result the author reads (issue 17's house decision of
+  wave 47, applied to the validation parts of wave 74);
 * :meth:`StopScores.rescored`: a score on those rows after the call in its own function (or module): a metric
   (``*_score``/``*_error``/``*_loss``, ``rmse``, ``auc``, ``gini``, ``map@k`` ...) or a model's ``evaluate``/``score``
   whose arguments are, or were computed from (three assignments back: ``p = model.predict(X_val)``,
@@ -243,6 +248,78 @@ class StopScores:
             if any(vocab.looks_like_test(r) for r in read if "[" not in r):
                 return None  # another held-out part is scored: that is the reported score
         return found
+
+    def logged_alone(self, call: ast.Call, rows: set[str]) -> str | None:
+        """How ``call`` prints its stopping rows' score round by round (``verbose_eval=True``, ``verbose=100``,
+        ``lgb.log_evaluation(50)``), when the script scores no held-out rows at all and predicts no other held-out
+        rows cut from its own data: that log is then the only result it shows. ``None`` otherwise."""
+        how = _logs(call)
+        if not how or not rows:
+            return None
+        for node, args in self._events:
+            read = {r for a in args for r in self._rows(a, _DEPTH, node.lineno)}
+            if read & rows or any(vocab.looks_like_test(r) for r in read if "[" not in r):
+                return None
+        for node in walk_once(self.tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in vocab.EVALUATE and node.args:
+                names = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
+                if any(vocab.looks_like_test(n) and n not in rows and not self._from_file(n, node.lineno)
+                       for n in names):
+                    return None  # a labelled part of the data predicted (a time cut, a split): scored by eye
+        return how
+
+    def _from_file(self, name: str, line: int, depth: int = 3) -> bool:
+        """``name`` holds rows read from a file of their own (``pd.read_csv('test.csv')``, a column selection of
+        it), or rows the module never binds (a parameter): not a part cut from the training data."""
+        values = self._values(name, line)
+        if not values:
+            return True
+        for value in values:
+            if _row_cut(value):
+                return False
+            while isinstance(value, (ast.Subscript, ast.Attribute)) or (
+                    isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                    and _call_name(value) not in vocab.FILE_READERS):
+                value = value.value if not isinstance(value, ast.Call) else value.func.value  # type: ignore[union-attr]
+            if isinstance(value, ast.Call) and _call_name(value) in vocab.FILE_READERS:
+                continue
+            if isinstance(value, ast.Name) and depth and self._from_file(value.id, line, depth - 1):
+                continue
+            return False
+        return True
+
+
+def _row_cut(node: ast.expr) -> bool:
+    """A selection of rows anywhere in ``node`` (``t[:n]``, ``t[t.year >= 2020]``, ``t.iloc[...]``/``t.loc[...]``,
+    ``t.tail(n)``), not of columns (``t[COLS]``, ``t[['a', 'b']]``)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Subscript) and (isinstance(n.slice, (ast.Slice, ast.Compare, ast.BoolOp, ast.BinOp))
+                                             or isinstance(n.value, ast.Attribute) and n.value.attr in ("iloc", "loc")):
+            return True
+        if isinstance(n, ast.Call) and _call_name(n) in ("head", "tail", "query", "train_test_split"):
+            return True
+    return False
+
+
+def _positive(node: ast.expr | None, least: int = 1) -> bool:
+    return isinstance(node, ast.Constant) and (node.value is True or type(node.value) is int and node.value >= least)
+
+
+def _logs(call: ast.Call) -> str | None:
+    """The training call's own per-round log of its evaluation sets: ``verbose_eval=True``/``N`` (xgboost and older
+    lightgbm ``train``), ``verbose=N`` above 2 (the boosters' scikit-learn ``fit``; never Keras, whose ``verbose`` is
+    0, 1 or 2), a ``log_evaluation``/``print_evaluation`` callback (lightgbm)."""
+    for k in call.keywords:
+        if k.arg == "verbose_eval" and _positive(k.value):
+            return f"verbose_eval={ast.unparse(k.value)}"
+        if k.arg == "verbose" and _positive(k.value, 3) and k.value.value is not True:  # type: ignore[union-attr]
+            return f"verbose={ast.unparse(k.value)}"
+        if k.arg == "callbacks":
+            for c in ast.walk(k.value):
+                if isinstance(c, ast.Call) and _call_name(c) in ("log_evaluation", "print_evaluation"):
+                    return ast.unparse(c)
+    return None
 
 
 __all__ = ["StopScores"]
