@@ -50,7 +50,7 @@ _HOLDERS = DATA_CONTAINERS | {"DataLoader", "TensorDataset", "tensor", "Tensor",
 _ROW_KEYWORDS = frozenset({"data", "label", "X", "y", "x"})
 #: metric functions by name: scikit-learn's ``*_score``/``*_error``/``*_loss`` and the short or hand-written ones
 _METRIC_SUFFIXES = ("_score", "_error", "_loss")
-_METRIC_WORDS = re.compile(r"(^|_)(rmse|rmsle|mae|mse|mape|smape|auc|gini|logloss|accuracy|acc|f1|mapk|ndcg|"
+_METRIC_WORDS = re.compile(r"(^|_)(rmse|rmsle|rmspe|mae|mse|mape|smape|auc|gini|logloss|accuracy|acc|f1|mapk|ndcg|"
                            r"r2|brier|kappa|corrcoef|cross_entropy|classification_report|confusion_matrix)(_|$|\d)",
                            re.IGNORECASE)
 #: model methods that score the rows they are given
@@ -272,10 +272,11 @@ class StopScores:
     def _from_file(self, name: str, line: int, depth: int = 3) -> bool:
         """``name`` holds rows read from a file of their own (``pd.read_csv('test.csv')``, a column selection of
         it), or rows the module never binds (a parameter): not a part cut from the training data."""
-        values = self._values(name, line)
-        if not values:
+        plain = [(at, value) for at, into, value in self._binds.get(name, []) if not into]  # not t['col'] = 0
+        before = [b for b in plain if b[0] < line]
+        if not plain or not before and depth < 3:  # never bound, or not before the assignment that reads it
             return True
-        for value in values:
+        for at, value in before[-1:] or plain:
             if _row_cut(value):
                 return False
             while isinstance(value, (ast.Subscript, ast.Attribute)) or (
@@ -284,7 +285,7 @@ class StopScores:
                 value = value.value if not isinstance(value, ast.Call) else value.func.value  # type: ignore[union-attr]
             if isinstance(value, ast.Call) and _call_name(value) in vocab.FILE_READERS:
                 continue
-            if isinstance(value, ast.Name) and depth and self._from_file(value.id, line, depth - 1):
+            if isinstance(value, ast.Name) and depth and self._from_file(value.id, at, depth - 1):
                 continue
             return False
         return True
@@ -293,12 +294,15 @@ class StopScores:
 def _row_cut(node: ast.expr) -> bool:
     """A selection of rows anywhere in ``node`` (``t[:n]``, ``t[t.year >= 2020]``, ``t.iloc[...]``/``t.loc[...]``,
     ``t.tail(n)``), not of columns (``t[COLS]``, ``t[['a', 'b']]``)."""
-    for n in ast.walk(node):
+    n: ast.expr | None = node
+    while n is not None:  # along the chain t.iloc[...].copy(): not into the arguments
         if isinstance(n, ast.Subscript) and (isinstance(n.slice, (ast.Slice, ast.Compare, ast.BoolOp, ast.BinOp))
                                              or isinstance(n.value, ast.Attribute) and n.value.attr in ("iloc", "loc")):
             return True
         if isinstance(n, ast.Call) and _call_name(n) in ("head", "tail", "query", "train_test_split"):
             return True
+        n = n.value if isinstance(n, (ast.Subscript, ast.Attribute)) else \
+            n.func if isinstance(n, ast.Call) else None
     return False
 
 
