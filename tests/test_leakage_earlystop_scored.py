@@ -114,15 +114,11 @@ HEALTHY = {
         print('test auc', roc_auc_score(y_test, test_p))
         """,
     # Keras stops on its validation part, and the evaluation is on the test part of another split
-    "keras_validation_data_then_evaluate_on_the_test_part": """\
-        X_rest, X_test, y_rest, y_test = train_test_split(X, y, test_size=0.2)
-        X_fit, X_val, y_fit, y_val = train_test_split(X_rest, y_rest, test_size=0.2)
-        net = build_network()
-        net.fit(X_fit, y_fit, epochs=300, validation_data=(X_val, y_val),
-                callbacks=[EarlyStopping(patience=10, restore_best_weights=True)])
-        loss, acc = net.evaluate(X_test, y_test)
-        print('accuracy', acc)
-        """,
+    "keras_validation_data_then_evaluate_on_the_test_part": LEAKS["keras_validation_data_then_evaluate_on_it"][0].replace(
+        "X_fit, X_val, y_fit, y_val = train_test_split(X, y,",
+        "X_rest, X_test, y_rest, y_test = train_test_split(X, y, test_size=0.2)\n"
+        "        X_fit, X_val, y_fit, y_val = train_test_split(X_rest, y_rest,").replace(
+        "net.evaluate(X_val, y_val)", "net.evaluate(X_test, y_test)"),
     # the stopping rows are never scored after the stopping: only an unlabelled competition file is predicted
     "stopped_on_a_validation_part_then_only_a_submission": """\
         X_fit, X_val, y_fit, y_val = train_test_split(X, y, test_size=0.2)
