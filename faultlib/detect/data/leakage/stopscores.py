@@ -190,8 +190,11 @@ class StopScores:
             for e in node.elts:
                 out |= self._held_rows(e, line, depth)
         elif isinstance(node, ast.Name):
+            held = self._values(node.id, line)
+            if depth and len(held) == 1 and isinstance(held[0], ast.Name):  # X_test, y_test = X_train, y_train
+                return self._held_rows(held[0], held[0].lineno, depth - 1)
             out.add(node.id)
-            for value in self._values(node.id, line)[-4:] if depth else []:
+            for value in held[-4:] if depth else []:
                 if isinstance(value, (ast.List, ast.Tuple)) or (
                         isinstance(value, ast.Call) and _call_name(value) in _HOLDERS):
                     out |= self._held_rows(value, value.lineno, depth - 1)
