@@ -66,6 +66,7 @@ Silent (the look-alikes):
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
@@ -294,7 +295,8 @@ class EarlyStops:
         if not scored and not fold:
             logged = self._stop_scores.logged_alone(node, rows)
             scored = f"its own log, {logged}, the only score the script shows" if logged else None
-        if scored:
+        if scored:  # the tree's line of the score, as the user's file (or notebook cell) numbers it
+            scored = re.sub(r"\{(\d+)\}", lambda m: _user_line(self.smap.where(int(m.group(1)))), scored)
             self._report_scored_stop(node, how, call, frame, ", ".join(sorted(rows)[:4]), scored)
 
     def _report_stop(self, node: ast.Call, how: str, call: str, frame: Any, rows: str) -> None:
@@ -328,6 +330,11 @@ class EarlyStops:
     _loop_facts: list
     report: Any
     smap: Any
+
+
+def _user_line(where: dict[str, Any]) -> str:
+    """``12`` or ``12 of cell 4``: a place as :meth:`SourceMap.where` gives it, in words."""
+    return f"{where.get('line')}" + (f" of cell {where['index']}" if where.get("index") is not None else "")
 
 
 def _training_node(node: ast.Call, call: str) -> ast.expr | None:

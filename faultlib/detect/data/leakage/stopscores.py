@@ -226,7 +226,8 @@ class StopScores:
 
     def rescored(self, call: ast.Call, rows: set[str]) -> str | None:
         """The first score taken, after ``call`` in its function (or module), on ``rows`` (:meth:`stop_rows`), in
-        words; ``None`` when there is none, or when the script scores other rows named for holding out."""
+        words (its line in braces, ``(line {42})``, a line of the analysed tree for the caller to map back);
+        ``None`` when there is none, or when the script scores other rows named for holding out."""
         if not rows:
             return None
         scope = self._scope(call)
@@ -240,13 +241,13 @@ class StopScores:
             if read & rows:
                 after = start < node.lineno and (end is None or node.lineno <= end)
                 if found is None and after:
-                    found = f"{ast.unparse(node)[:80]} (line {node.lineno})"
+                    found = f"{ast.unparse(node)[:80]} (line {{{node.lineno}}})"
                 continue
             if not args:  # model.best_score: the booster's best score on its evaluation set
                 if found is None and start < node.lineno and (end is None or node.lineno <= end) and \
                         isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
                         node.value.id in models:
-                    found = f"{ast.unparse(node)} (line {node.lineno})"
+                    found = f"{ast.unparse(node)} (line {{{node.lineno}}})"
                 continue
             if any(vocab.looks_like_test(r) for r in read if "[" not in r):
                 return None  # another held-out part is scored: that is the reported score
