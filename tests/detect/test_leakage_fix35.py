@@ -227,13 +227,15 @@ HEALTHY = {
             return Ridge(alpha=trial.suggest_float('alpha', 0.1, 10.0)).fit(A, ya).score(B, yb)
         optuna.create_study(direction='maximize').optimize(objective, n_trials=50)
         """,
-    # early stopping on each fold's held-out part, for out-of-fold predictions
+    # early stopping on each fold's held-out part, for the models of a fold ensemble (the fold is not scored again:
+    # that score would be the reported one, house since wave 70, tests/test_leakage_earlystop_scored.py)
     "early_stopping_on_each_fold": """\
+        members = []
         for tr, te in KFold(5).split(X):
             X_test, y_test = X.iloc[te], y.iloc[te]
             booster = XGBRegressor(n_estimators=3000)
             booster.fit(X.iloc[tr], y.iloc[tr], eval_set=[(X_test, y_test)], early_stopping_rounds=20)
-            print(booster.score(X_test, y_test))
+            members.append(booster)
         """,
 }
 

@@ -15,6 +15,9 @@ training uses that set's score to choose the model:
   ``monitor``, stops improving; with ``restore_best_weights`` it keeps the best epoch's weights), LightGBM
   ``early_stopping(...)``, XGBoost ``callback.EarlyStopping``, and ``ModelCheckpoint(save_best_only=True)`` when the
   script loads a model or weights back (``load_model``, ``load_weights``: the kept best is what it then uses);
+* ``patience=N`` in a ``fit`` with an evaluation set (pytorch-tabnet's ``TabNetModel.fit``: "Number of
+  consecutive epochs without improvement before performing early stopping ... best weights from best epoch will
+  automatically be loaded at the end of fit");
 * CatBoost's ``use_best_model``, which is **on by default** when an ``eval_set`` is given (CatBoost's ``fit``
   reference: "True if a validation set is input"): the model is cut to its best iteration on that set.
 * a Hugging Face ``Trainer`` whose ``TrainingArguments`` set ``load_best_model_at_end=True`` (or that has an
@@ -28,31 +31,42 @@ history's ``val_accuracy``, the booster's printed metric) is the best of many lo
 optimistic (Cawley & Talbot, JMLR 11, 2010, "On over-fitting in model selection and subsequent selection bias
 in performance evaluation"; ASE'22's multi-test leakage). Reported once per training call, at its line.
 
+The same holds on a **validation part or a cross-validation fold** when its own score, taken after the stopping,
+is what the script reports and no other held-out rows are scored (the house decision since wave 70 of issue 17,
+which replaced an earlier silence here): ``for tr, va in kf.split(X): m.fit(X[tr], y[tr], eval_set=[(X[va],
+y[va])], early_stopping_rounds=50); scores.append(auc(y[va], m.predict(X[va])))``, or a Keras network stopped on
+``validation_data=(X_val, y_val)`` whose ``evaluate(X_val, y_val)`` is printed. The stopping point is a
+hyperparameter chosen on those rows, so the score measured on them is a selection score, not an estimate of new
+data (Cawley & Talbot 2010, section 5). :mod:`~faultlib.detect.data.leakage.stopscores` finds that score (a
+metric or ``evaluate``/``score`` on the stopping rows or on what was computed from them, the booster's
+``best_score``) and makes sure nothing else held out is scored; reported at the training call.
+
 Silent (the look-alikes):
 
 * the evaluation set is a **validation** part: a split of a training part (``train_test_split(X_train)``) or rows
   the script names for validation or evaluation (``X_val``, ``dvalid``, ``xgvalid``, ``X_dev``, ``ds_eval``; the
   names of the evaluation-set argument and of what it was assigned from, three assignments deep, and the tags it
   is given, ``[(dmatrix, 'valid')]`` or ``valid_names=['valid']``; so a ``watchlist`` of ``(dvalid, 'valid')`` is
-  one): choosing on those rows is the intended practice. A validation
-  score printed after stopping on it is optimistic as well, but the script calls it a validation score, and in a
-  competition notebook the test is the leaderboard's (``train.csv``/``valid`` split, early stopping, a
-  submission): the policy stays silent there and speaks only where the stopping rows are the script's test part;
+  one), and the script scores a separate test part (that later score is the reported one: choosing on the
+  validation rows is the intended practice), or does not score the stopping rows again (a competition notebook
+  that only predicts the leaderboard's unlabelled test file);
 * the evaluation set only **prints** the metric (no early stopping, no best-model callback, CatBoost with
   ``use_best_model=False``): the model does not depend on those rows; nor does it when the callback watches a
   training metric (``EarlyStopping(monitor='loss')``) or a best checkpoint is written and never loaded back;
 * the training rows include the evaluation rows (``fit(all_rows, eval_set=[(part, ...)])``): nothing is held out,
   so no held-out score is chosen (a different mistake);
-* a cross-validation fold's held-out part (``for tr, va in kf.split(X)``), even named ``test``: early stopping
-  on each out-of-fold part is common practice for out-of-fold estimates and its bias is the fold's, not a
-  reported test score's (said, not reported); so is the same body moved into a function that receives the fold
-  as two index arrays into one frame (:mod:`~faultlib.detect.data.leakage.foldbodies`);
+* a cross-validation fold's held-out part (``for tr, va in kf.split(X)``), even named ``test``, under the same
+  condition as a validation part: not scored again after the stopping (fold models kept for an ensemble), or a
+  separate test part scored; so is the same body moved into a function that receives the fold as two index
+  arrays into one frame (:mod:`~faultlib.detect.data.leakage.foldbodies`);
+* rows scored after the stopping that are not the stopping rows (the training rows, another split);
 * the training rows themselves in the list (``valid_sets=[dtrain, dvalid]``): they tell nothing.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
@@ -61,6 +75,7 @@ from faultlib.detect.data.leakage.evalsets import EVAL_KEYWORDS, _items
 from faultlib.detect.data.leakage.foldbodies import fold_body
 from faultlib.detect.data.leakage.hftrainer import best_checkpoint
 from faultlib.detect.data.leakage.spread import spread_key
+from faultlib.detect.data.leakage.stopscores import StopScores
 from faultlib.detect.data.leakage.testparts import choosing_named, held_out
 from faultlib.detect.data.leakage.trainerscores import rescored_alone
 from faultlib.detect.data.leakage.values import Data, Est, covers, parts
@@ -133,9 +148,9 @@ def _keyword(node: ast.Call, names: tuple[str, ...]) -> ast.expr | None:
     return next((k.value for k in node.keywords if k.arg in names), None)
 
 
-def _stops(node: ast.Call) -> bool:
-    """``early_stopping_rounds=N`` with N not ``None``/0."""
-    value = _keyword(node, STOP_KEYWORDS)
+def _stops(node: ast.Call, keywords: tuple[str, ...] = STOP_KEYWORDS) -> bool:
+    """``early_stopping_rounds=N`` (or another of ``keywords``) with N not ``None``/0."""
+    value = _keyword(node, keywords)
     return value is not None and not (isinstance(value, ast.Constant) and value.value in (None, 0, False))
 
 
@@ -190,6 +205,8 @@ class EarlyStops:
         """How the call chooses by its evaluation set, in words, or ``None``."""
         if _stops(node):
             return "early_stopping_rounds"
+        if _stops(node, ("patience",)):
+            return "patience (pytorch-tabnet: stops and loads the best epoch's weights)"
         if self._loads_back is None:
             self._loads_back = any(isinstance(n, ast.Call) and _call_name(n) in _LOADERS for n in walk_once(self.tree))
         given = _keyword(node, ("callbacks",)) or spread_key(node, "callbacks", self.tree, self._bindings)
@@ -211,6 +228,17 @@ class EarlyStops:
         sets = sets if sets is not None else [k.value for k in node.keywords if k.arg in EVAL_KEYWORDS]
         if call.endswith("train") and len(node.args) > 3:
             sets.append(node.args[3])  # xgb.train(params, dtrain, rounds, watchlist)
+        if at.lineno in self._stopped:
+            return
+        if self._stopped_on_test(values, node, how, call, frame, trained, sets, at) is None and at is node:
+            fold = any(f.cv and f.start <= at.lineno <= f.end for f in self._loop_facts) or \
+                bool(fold_body(self.tree, node, _training_node(node, call), sets, self._bindings))
+            self._stopped_on_scored(node, how, call, frame, sets, fold)
+
+    def _stopped_on_test(self, values: list[Any], node: ast.Call, how: str, call: str, frame: Any, trained: Any,
+                         sets: list[ast.expr], at: ast.Call) -> bool | None:
+        """Report the training when its evaluation sets are the test rows (True); False when it trains on those
+        very rows (nothing held out); None when they are a validation part or a fold (silent here)."""
         bindings = scoped_bindings(self._bindings, self.tree, at.lineno)  # what this call's scope sees (wrapped.py)
         names = {n for s in sets for n in _names(s, bindings)}
         tags = [k.value for k in node.keywords if k.arg in ("valid_names", "eval_names")]
@@ -218,14 +246,13 @@ class EarlyStops:
                   if isinstance(c, ast.Constant) and isinstance(c.value, str) and len(c.value) < 40}
         # a variable named after the API's own keyword (eval_set = [...]) names the argument, not its rows
         wrapped = wrapped_test_names(sets, bindings, choosing_named)  # DMatrix(test_X) tagged 'val' (wrapped.py)
-        if at.lineno in self._stopped or not wrapped and any(
-                choosing_named(n) for n in names if n not in EVAL_KEYWORDS):
-            return
+        if not wrapped and any(choosing_named(n) for n in names if n not in EVAL_KEYWORDS):
+            return None
         test_named = bool(wrapped) or any(vocab.looks_like_test(n) for n in names)
         if any(f.cv and f.start <= at.lineno <= f.end for f in self._loop_facts):
-            return  # early stopping on each fold's held-out part (see the module docstring)
+            return None  # early stopping on each fold's held-out part (see the module docstring)
         if fold_body(self.tree, node, _training_node(node, call), sets, self._bindings):
-            return  # the same, in a function that receives the fold as two index arrays into one frame
+            return None  # the same, in a function that receives the fold as two index arrays into one frame
         from faultlib.detect.data.leakage.values import maybe_data
 
         fitted = maybe_data(trained)
@@ -242,16 +269,35 @@ class EarlyStops:
                 if not held_out(data, test_named):
                     continue
                 if isinstance(fitted, Data) and any(covers(f, p) for f in parts(fitted.rows) for p in parts(data.rows)):
-                    continue  # trained on those very rows: nothing held out
+                    return False  # trained on those very rows: nothing held out
                 self._report_stop(at, how, call, frame, data.rows.describe())
-                return
+                return True
         direct = [n for s in sets for n in map(_leaf_name, _leaves(s)) if n]
         if not tracked and direct and all(vocab.looks_like_test(n) for n in direct):
             # validation_data=test_generator (a Keras generator over a test folder): rows the analysis does not
             # follow, passed under a name for held-out rows
             self._report_stop(at, how, call, frame, ", ".join(direct))
-        elif not tracked and wrapped:  # validation_data=datagen.flow(X_test, y_test): test-named rows in a generator
+            return True
+        if not tracked and wrapped:  # validation_data=datagen.flow(X_test, y_test): test-named rows in a generator
             self._report_stop(at, how, call, frame, ", ".join(dict.fromkeys(wrapped)))
+            return True
+        return None
+
+    def _stopped_on_scored(self, node: ast.Call, how: str, call: str, frame: Any, sets: list[ast.expr],
+                           fold: bool) -> None:
+        """Report the training when its stopping rows (a validation part, a fold) are scored after it and no other
+        held-out rows are (:mod:`.stopscores`): the reported score is the one that chose the stopping point. On a
+        validation part (not a fold), the call's own printed per-round log counts when nothing held out is scored."""
+        if self._stop_scores is None:
+            self._stop_scores = StopScores(self.tree)
+        rows = self._stop_scores.stop_rows(sets, _training_node(node, call))
+        scored = self._stop_scores.rescored(node, rows)
+        if not scored and not fold:
+            logged = self._stop_scores.logged_alone(node, rows)
+            scored = f"its own log, {logged}, the only score the script shows" if logged else None
+        if scored:  # the tree's line of the score, as the user's file (or notebook cell) numbers it
+            scored = re.sub(r"\{(\d+)\}", lambda m: _user_line(self.smap.where(int(m.group(1)))), scored)
+            self._report_scored_stop(node, how, call, frame, ", ".join(sorted(rows)[:4]), scored)
 
     def _report_stop(self, node: ast.Call, how: str, call: str, frame: Any, rows: str) -> None:
         self._stopped.add(node.lineno)
@@ -264,6 +310,18 @@ class EarlyStops:
             {**self.smap.where(node.lineno), "column": node.col_offset + 1, "function": frame.qualname},
             {"call": call, "chooses_by": how, "held_out_rows": rows}, kind="tuned_on_test"))
 
+    def _report_scored_stop(self, node: ast.Call, how: str, call: str, frame: Any, rows: str, scored: str) -> None:
+        self._stopped.add(node.lineno)
+        self.report.findings.append(Finding(
+            "leakage", Severity.WARNING,
+            f"{call}() stops on held-out rows ({rows}) by {how}, and the score then taken on those same rows "
+            f"({scored}) is the script's result, with no other held-out rows scored: the rows that chose the number "
+            "of rounds or epochs (the best weights) also measure the model, so its reported score is optimistic. "
+            "Fix: stop on an inner split of the training rows, or score a separate test part once",
+            {**self.smap.where(node.lineno), "column": node.col_offset + 1, "function": frame.qualname},
+            {"call": call, "chooses_by": how, "held_out_rows": rows, "scored_by": scored}, kind="tuned_on_test"))
+
+    _stop_scores: StopScores | None = None  # the module's scores, for stopping rows scored again (computed once)
     _loads_back: bool | None = None  # the module loads a saved model or weights (computed once)
     _defs: dict[str, ast.FunctionDef] | None = None  # the program's functions, for callbacks a helper returns
     _stopped: set
@@ -272,6 +330,11 @@ class EarlyStops:
     _loop_facts: list
     report: Any
     smap: Any
+
+
+def _user_line(where: dict[str, Any]) -> str:
+    """``12`` or ``12 of cell 4``: a place as :meth:`SourceMap.where` gives it, in words."""
+    return f"{where.get('line')}" + (f" of cell {where['index']}" if where.get("index") is not None else "")
 
 
 def _training_node(node: ast.Call, call: str) -> ast.expr | None:
