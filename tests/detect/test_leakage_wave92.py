@@ -1,0 +1,147 @@
+"""The static leakage analysis on the kinds a held-out wave of clinical and Kaggle tabular code showed (issue 17,
+wave 92), in both directions:
+
+* a program that names a patient's id beside an encounter's id (or a lesion's beside an image's) holds several rows
+  per entity; a hold-out split of those rows row by row, whose test part a model scores or a file keeps, is
+  ``entity_across_split`` (rowunits.py); a split of the entity ids themselves, a split whose test part nothing uses,
+  a program that keeps one row per patient (``drop_duplicates``) or splits by groups are silent.
+
+Every example is written for this test."""
+
+from __future__ import annotations
+
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.findings import Severity
+from tests.detect.test_leakage_handed_on import write
+
+
+def alarms(path) -> list[tuple[str, int]]:
+    report, _ = analyze_file(str(path))
+    return sorted((f.kind, f.location["line"]) for f in report.findings
+                  if f.severity >= Severity.WARNING and f.location.get("file", str(path)) == str(path))
+
+
+def line_of(path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+# ---------------------------------------------------------------- encounters of one patient
+
+VISITS = """\
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+    from sklearn.ensemble import RandomForestClassifier
+
+    stays = pd.read_csv("hospital_stays.csv")
+    stays["early"] = (stays["returned_after"] == "<30").astype(int)
+    X = stays.drop(columns=["returned_after", "early"])
+    y = stays["early"]
+    X_fit, X_held, y_fit, y_held = train_test_split(X, y, test_size=0.25, stratify=y)
+    X_fit = X_fit.drop(["visit_id", "patient_nbr"], axis=1)
+    X_held = X_held.drop(["visit_id", "patient_nbr"], axis=1)
+    forest = RandomForestClassifier().fit(X_fit, y_fit)
+    print(forest.score(X_held, y_held))
+"""
+
+
+def test_encounters_split_row_by_row_are_an_entity_across_the_split(tmp_path):
+    path = write(tmp_path, "visits.py", VISITS)
+    assert ("entity_across_split", line_of(path, "train_test_split(X, y")) in alarms(path)
+
+
+def test_one_row_per_patient_is_silent(tmp_path):
+    body = VISITS.replace('stays = pd.read_csv("hospital_stays.csv")\n',
+                          'stays = pd.read_csv("hospital_stays.csv").drop_duplicates(subset=["patient_nbr"])\n')
+    path = write(tmp_path, "visits.py", body)
+    assert "entity_across_split" not in {k for k, _ in alarms(path)}
+
+
+def test_a_group_split_is_silent(tmp_path):
+    body = VISITS.replace(
+        "X_fit, X_held, y_fit, y_held = train_test_split(X, y, test_size=0.25, stratify=y)\n",
+        "from sklearn.model_selection import GroupShuffleSplit\n"
+        "    fit_rows, held_rows = next(GroupShuffleSplit(test_size=0.25).split(X, y, groups=X['patient_nbr']))\n"
+        "    X_fit, X_held, y_fit, y_held = X.iloc[fit_rows], X.iloc[held_rows], y.iloc[fit_rows], y.iloc[held_rows]\n")
+    path = write(tmp_path, "visits.py", body)
+    assert "entity_across_split" not in {k for k, _ in alarms(path)}
+
+
+def test_a_held_out_part_nothing_uses_is_silent(tmp_path):
+    body = VISITS.replace("print(forest.score(X_held, y_held))\n", "print(len(X_held))\n")
+    path = write(tmp_path, "visits.py", body)
+    assert "entity_across_split" not in {k for k, _ in alarms(path)}
+
+
+def test_a_patient_id_without_a_finer_row_id_is_silent(tmp_path):
+    body = VISITS.replace('"visit_id", ', "")
+    path = write(tmp_path, "visits.py", body)
+    assert "entity_across_split" not in {k for k, _ in alarms(path)}
+
+
+# ---------------------------------------------------------------- images of one lesion, shuffled rows cut by np.split
+
+PHOTOS = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+
+    meta = pd.read_csv("dermoscopy.csv").sort_values(by=["image_id"])
+
+    def lesion_parts(frame):
+        ids = frame["lesion_id"].unique()
+        keep, out = train_test_split(ids, test_size=0.2)
+        return frame[frame["lesion_id"].isin(keep)], frame[frame["lesion_id"].isin(out)]
+
+    def image_parts(frame):
+        a, b, c = np.split(frame.sample(frac=1), [int(0.7 * len(frame)), int(0.85 * len(frame))])
+        return a, b, c
+
+    fit_part, held_part = lesion_parts(meta)
+    held_part.to_csv("lesion_test.csv")
+    first, second, third = image_parts(meta)
+    for part, tag in [(first, 0), (second, 1), (third, 2)]:
+        part.assign(split=tag).to_csv(f"images_{tag}.csv")
+"""
+
+
+def test_images_of_a_lesion_cut_by_np_split_are_an_entity_across_the_split(tmp_path):
+    path = write(tmp_path, "photos.py", PHOTOS)
+    found = alarms(path)
+    assert ("entity_across_split", line_of(path, "np.split(frame.sample")) in found
+    assert ("entity_across_split", line_of(path, "train_test_split(ids")) not in found  # whole lesions
+
+
+# ---------------------------------------------------------------- a binarizer of a label column named in words
+
+XRAY_SET = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.preprocessing import MultiLabelBinarizer
+
+    class ChestSet:
+        def __init__(self, table_path):
+            table = pd.read_csv(table_path)
+            self.names = table["Image Name"]
+            self.coder = MultiLabelBinarizer()
+            codes = self.coder.fit_transform(table["Finding Labels"].str.split("|")).astype(np.float32)
+            self.targets = codes
+
+        def __getitem__(self, i):
+            return self.names[i], self.targets[i]
+
+    held = ChestSet("test_list.csv")
+    print(len(held.targets))
+"""
+
+
+def test_a_binarizer_of_a_label_column_named_in_words_is_silent(tmp_path):
+    path = write(tmp_path, "xray.py", XRAY_SET)
+    assert alarms(path) == []
+
+
+def test_a_binarizer_of_a_feature_column_named_in_words_on_test_rows_still_alarms(tmp_path):
+    body = XRAY_SET.replace('table["Finding Labels"]', 'table["Drug Classes"]').replace(
+        "self.targets = codes", "self.inputs = codes").replace("self.targets[i]", "self.inputs[i]").replace(
+        "held.targets", "held.inputs")
+    path = write(tmp_path, "xray.py", body)
+    assert ("fit_on_test", line_of(path, "fit_transform(table")) in alarms(path)
