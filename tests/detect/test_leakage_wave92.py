@@ -145,3 +145,77 @@ def test_a_binarizer_of_a_feature_column_named_in_words_on_test_rows_still_alarm
         "held.targets", "held.inputs")
     path = write(tmp_path, "xray.py", body)
     assert ("fit_on_test", line_of(path, "fit_transform(table")) in alarms(path)
+
+
+# ---------------------------------------------------------------- Kaggle helpers: columns kept in a dict, a blanked test
+
+COUNTS_HELPER = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.metrics import roc_auc_score
+    from sklearn.ensemble import ExtraTreesClassifier
+
+    train = pd.read_csv("train.csv")
+    test = pd.read_csv("test.csv")
+
+
+    def with_counts(frame, columns):
+        frame = frame.copy()
+        made = {}
+        for name in columns:
+            seen = frame[name].value_counts()
+            made[f"{name}_seen"] = frame[name].map(seen)
+        return pd.concat([frame, pd.DataFrame(made)], axis=1)
+
+
+    def prepare(train, test, goal="repaid"):
+        labels = train[goal].values
+        train = train.copy()
+        test = test.copy()
+        train["from_train"] = 1
+        test["from_train"] = 0
+        test[goal] = np.nan
+        both = pd.concat([train, test], axis=0, ignore_index=True)
+        both["ratio"] = both["debt"] / both["income"]
+        mine = both[both["from_train"] == 1].copy()
+        mine = with_counts(mine, ["grade", "purpose"])
+        return mine.drop(columns=[goal, "from_train"]), labels
+
+
+    X, y = prepare(train, test)
+    folds = StratifiedKFold(n_splits=4, shuffle=True, random_state=1)
+    held = np.zeros(len(X))
+    for fit_rows, val_rows in folds.split(X, y):
+        forest = ExtraTreesClassifier().fit(X.iloc[fit_rows], y[fit_rows])
+        held[val_rows] = forest.predict_proba(X.iloc[val_rows])[:, 1]
+    print(roc_auc_score(y, held))
+"""
+
+
+def test_counts_kept_in_a_dict_of_columns_reach_the_cv(tmp_path):
+    path = write(tmp_path, "counts.py", COUNTS_HELPER)
+    assert ("fit_outside_cv", line_of(path, "value_counts()")) in alarms(path)
+
+
+def test_a_dict_of_row_wise_columns_is_silent(tmp_path):
+    body = COUNTS_HELPER.replace("seen = frame[name].value_counts()", "seen = {0: 0}").replace(
+        "frame[name].map(seen)", "frame[name] * 2")
+    path = write(tmp_path, "counts.py", body)
+    assert alarms(path) == []
+
+
+def test_counts_over_train_and_test_stacked_stay_a_fit_on_test(tmp_path):
+    body = COUNTS_HELPER.replace('mine = with_counts(mine, ["grade", "purpose"])', "pass").replace(
+        'both["ratio"] = both["debt"] / both["income"]', 'both = with_counts(both, ["grade", "purpose"])')
+    path = write(tmp_path, "counts.py", body)
+    assert ("fit_on_test", line_of(path, "value_counts()")) in alarms(path)
+
+
+def test_a_blanked_test_table_keeps_its_train_mark(tmp_path):
+    body = COUNTS_HELPER.replace('mine = with_counts(mine, ["grade", "purpose"])',
+                                 'mine["grade_seen"] = mine["grade"].map(mine["grade"].value_counts())')
+    path = write(tmp_path, "counts.py", body)
+    found = alarms(path)
+    assert ("fit_outside_cv", line_of(path, 'mine["grade"].value_counts()')) in found
+    assert "fit_on_test" not in {k for k, _ in found}
