@@ -37,8 +37,8 @@ import re
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.reportedlines import ReportedLines
-from faultlib.findings import Finding, Severity
+from faultlib.detect.data.leakage.reportedlines import split_findings
+from faultlib.findings import Finding
 from faultlib.pyflow.walk import walk_once
 
 #: a lesion (several images of one lesion, HAM10000) is an entity too, beside vocab.ENTITY_COLUMN's
@@ -207,20 +207,18 @@ def row_unit_splits(tree: ast.Module) -> list[tuple[int, str, str]]:
     return sorted(set(out))
 
 
+def _message(smap: Any, line: int, entity: str, unit: str) -> str:
+    return (f"rows of one entity are split row by row on {smap.describe(line)}: the program names the entity's id "
+            f"({entity}) beside the id of a finer unit ({unit}), so an entity has several rows, and the held-out part "
+            "is used: the same entity lands on both sides. Fix: keep the id and split with GroupShuffleSplit / "
+            "GroupKFold (groups=)")
+
+
 def row_unit_findings(tree: ast.Module, smap: Any, findings: list[Finding], function_at: Any) -> list[Finding]:
     """:func:`row_unit_splits` as ``entity_across_split`` findings, leaving out a line already reported so."""
-    reported = ReportedLines(findings)
-    out: list[Finding] = []
-    for line, entity, unit in row_unit_splits(tree):
-        out += reported.finding(
-            "entity_across_split", Severity.WARNING,
-            f"rows of one entity are split row by row on {smap.describe(line)}: the program names the entity's id "
-            f"({entity}) beside the id of a finer unit ({unit}), so an entity has several rows, and the held-out "
-            "part is used: the same entity lands on both sides. Fix: keep the id and split with GroupShuffleSplit / "
-            "GroupKFold (groups=)",
-            {**smap.where(line), "function": function_at(tree, line)},
-            {"columns": [entity], "unit": unit})
-    return out
+    found = [(line, _message(smap, line, entity, unit), {"columns": [entity], "unit": unit})
+             for line, entity, unit in row_unit_splits(tree)]
+    return split_findings("entity_across_split", found, tree, smap, findings, function_at)
 
 
 __all__ = ["row_unit_findings", "row_unit_splits"]
