@@ -219,3 +219,39 @@ def test_a_blanked_test_table_keeps_its_train_mark(tmp_path):
     found = alarms(path)
     assert ("fit_outside_cv", line_of(path, 'mine["grade"].value_counts()')) in found
     assert "fit_on_test" not in {k for k, _ in found}
+
+
+# ---------------------------------------------------------------- fold predictions stacked inside the mean
+
+FOLD_MEAN = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.ensemble import RandomForestRegressor
+
+
+    def one_fold(k):
+        table = pd.read_csv("with_folds.csv")
+        test = pd.read_csv("test.csv")
+        part = table[table.fold != k]
+        forest = RandomForestRegressor().fit(part.drop(columns=["price", "fold"]), part.price)
+        return forest.predict(test)
+
+
+    outputs = []
+    for k in range(5):
+        outputs.append(one_fold(k))
+    blend = np.mean(np.array(outputs), axis=0)
+    pd.DataFrame({"price": blend}).to_csv("submission.csv")
+"""
+
+
+def test_fold_predictions_stacked_inside_the_mean_are_a_blend(tmp_path):
+    path = write(tmp_path, "folds.py", FOLD_MEAN)
+    assert alarms(path) == []
+
+
+def test_test_rows_stacked_inside_the_mean_are_still_a_statistic(tmp_path):
+    body = FOLD_MEAN.replace("blend = np.mean(np.array(outputs), axis=0)",
+                             "test = pd.read_csv('test.csv')\n    blend = np.mean(np.array(test.values), axis=0)")
+    path = write(tmp_path, "folds.py", body)
+    assert ("fit_on_test", line_of(path, "np.mean(np.array(test.values)")) in alarms(path)

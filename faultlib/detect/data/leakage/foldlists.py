@@ -70,6 +70,16 @@ def _stack_of(value: ast.expr, name: str) -> bool:
         k.arg in ("axis", "dim") for k in value.keywords) and len(value.args) <= (2 if _called(value) == "stack" else 1)
 
 
+def stacked_list(node: ast.expr) -> ast.Name | None:
+    """The list ``node`` stacks on a new first axis (``np.array(preds)``, ``np.stack(preds)``), else ``None``: a
+    reduction written around the stack (``np.mean(np.array(preds), axis=0)``, wave 92) reduces the same stack as
+    one over a name bound to it."""
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and _stack_of(
+            node, node.args[0].id):
+        return node.args[0]
+    return None
+
+
 def fold_lists(tree: ast.Module) -> frozenset[str]:
     """Names bound only to ``[]`` and to a stack of themselves, appended to (at least once) only inside a loop over
     folds (see the module docstring)."""
@@ -97,4 +107,4 @@ def fold_lists(tree: ast.Module) -> frozenset[str]:
     return frozenset(out)
 
 
-__all__ = ["fold_lists"]
+__all__ = ["fold_lists", "stacked_list"]

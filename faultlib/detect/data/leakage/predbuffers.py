@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage.allocations import LIKE_ALLOCATORS
+from faultlib.detect.data.leakage.foldlists import stacked_list
 from faultlib.pyflow.walk import walk_once
 
 #: numpy allocators of a fresh array whose entries carry no data yet
@@ -100,9 +101,10 @@ def prediction_buffers(tree: ast.AST) -> frozenset[str]:
 
 
 def over_predictions(node: ast.expr, names: frozenset[str]) -> bool:
-    """``node`` (a statistic's receiver or argument) is a prediction buffer, or a part of one (``buf[:, 1:]``)."""
-    while isinstance(node, ast.Subscript):
-        node = node.value
+    """``node`` (a statistic's receiver or argument) is a prediction buffer, a part of one (``buf[:, 1:]``), or a
+    list of predictions stacked in place (``np.array(preds)``: foldlists.py)."""
+    while isinstance(node, ast.Subscript) or stacked_list(node) is not None:
+        node = node.value if isinstance(node, ast.Subscript) else stacked_list(node)  # type: ignore[assignment]
     return isinstance(node, ast.Name) and node.id in names
 
 
