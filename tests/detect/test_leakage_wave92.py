@@ -255,3 +255,9 @@ def test_test_rows_stacked_inside_the_mean_are_still_a_statistic(tmp_path):
                              "test = pd.read_csv('test.csv')\n    blend = np.mean(np.array(test.values), axis=0)")
     path = write(tmp_path, "folds.py", body)
     assert ("fit_on_test", line_of(path, "np.mean(np.array(test.values)")) in alarms(path)
+
+
+def test_a_helper_naming_its_prediction_like_the_fold_list_is_still_a_blend(tmp_path):
+    body = FOLD_MEAN.replace("return forest.predict(test)", "outputs = forest.predict(test)\n        return outputs")
+    path = write(tmp_path, "folds.py", body)
+    assert alarms(path) == []
