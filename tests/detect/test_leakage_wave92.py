@@ -44,6 +44,11 @@ VISITS = """\
 """
 
 
+def entity_alarm(tmp_path, body) -> bool:
+    """Whether the visits program ``body`` gets an ``entity_across_split`` alarm."""
+    return "entity_across_split" in {k for k, _ in alarms(write(tmp_path, "visits.py", body))}
+
+
 def test_encounters_split_row_by_row_are_an_entity_across_the_split(tmp_path):
     path = write(tmp_path, "visits.py", VISITS)
     assert ("entity_across_split", line_of(path, "train_test_split(X, y")) in alarms(path)
@@ -52,8 +57,7 @@ def test_encounters_split_row_by_row_are_an_entity_across_the_split(tmp_path):
 def test_one_row_per_patient_is_silent(tmp_path):
     body = VISITS.replace('stays = pd.read_csv("hospital_stays.csv")\n',
                           'stays = pd.read_csv("hospital_stays.csv").drop_duplicates(subset=["patient_nbr"])\n')
-    path = write(tmp_path, "visits.py", body)
-    assert "entity_across_split" not in {k for k, _ in alarms(path)}
+    assert not entity_alarm(tmp_path, body)
 
 
 def test_a_group_split_is_silent(tmp_path):
@@ -62,20 +66,17 @@ def test_a_group_split_is_silent(tmp_path):
         "from sklearn.model_selection import GroupShuffleSplit\n"
         "    fit_rows, held_rows = next(GroupShuffleSplit(test_size=0.25).split(X, y, groups=X['patient_nbr']))\n"
         "    X_fit, X_held, y_fit, y_held = X.iloc[fit_rows], X.iloc[held_rows], y.iloc[fit_rows], y.iloc[held_rows]\n")
-    path = write(tmp_path, "visits.py", body)
-    assert "entity_across_split" not in {k for k, _ in alarms(path)}
+    assert not entity_alarm(tmp_path, body)
 
 
 def test_a_held_out_part_nothing_uses_is_silent(tmp_path):
     body = VISITS.replace("print(forest.score(X_held, y_held))\n", "print(len(X_held))\n")
-    path = write(tmp_path, "visits.py", body)
-    assert "entity_across_split" not in {k for k, _ in alarms(path)}
+    assert not entity_alarm(tmp_path, body)
 
 
 def test_a_patient_id_without_a_finer_row_id_is_silent(tmp_path):
     body = VISITS.replace('"visit_id", ', "")
-    path = write(tmp_path, "visits.py", body)
-    assert "entity_across_split" not in {k for k, _ in alarms(path)}
+    assert not entity_alarm(tmp_path, body)
 
 
 # ---------------------------------------------------------------- images of one lesion, shuffled rows cut by np.split
