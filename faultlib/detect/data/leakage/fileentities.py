@@ -36,8 +36,8 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.reportedlines import ReportedLines
-from faultlib.findings import Finding, Severity
+from faultlib.detect.data.leakage.reportedlines import split_findings
+from faultlib.findings import Finding
 from faultlib.pyflow.walk import walk_once
 
 _LISTINGS = frozenset({"glob", "iglob", "listdir", "iterdir", "rglob", "scandir"})
@@ -164,18 +164,14 @@ def file_entity_splits(tree: ast.Module) -> list[tuple[int, str, int]]:
 
 def file_entity_findings(tree: ast.Module, smap: Any, findings: list[Finding], function_at: Any) -> list[Finding]:
     """:func:`file_entity_splits` as ``entity_across_split`` findings, leaving out a line already reported so."""
-    reported = ReportedLines(findings)
-    out: list[Finding] = []
-    for line, entity, parsed_at in file_entity_splits(tree):
-        out += reported.finding(
-            "entity_across_split", Severity.WARNING,
-            f"rows of one entity ({entity}, parsed from each file's name beside another field of it on "
-            f"{smap.describe(parsed_at)}: an entity has several files, so several rows) are split row by row on "
-            f"{smap.describe(line)}, the id dropped before: the same entity lands on both sides. Fix: keep the id and "
-            "split with GroupKFold / GroupShuffleSplit (groups=)",
-            {**smap.where(line), "function": function_at(tree, line)},
-            {"columns": [entity], "parsed_at": smap.where(parsed_at)})
-    return out
+    return split_findings("entity_across_split", [(
+        line,
+        f"rows of one entity ({entity}, parsed from each file's name beside another field of it on "
+        f"{smap.describe(parsed_at)}: an entity has several files, so several rows) are split row by row on "
+        f"{smap.describe(line)}, the id dropped before: the same entity lands on both sides. Fix: keep the id and "
+        "split with GroupKFold / GroupShuffleSplit (groups=)",
+        {"columns": [entity], "parsed_at": smap.where(parsed_at)})
+        for line, entity, parsed_at in file_entity_splits(tree)], tree, smap, findings, function_at)
 
 
 __all__ = ["file_entity_findings", "file_entity_splits"]

@@ -70,31 +70,57 @@ def _stack_of(value: ast.expr, name: str) -> bool:
         k.arg in ("axis", "dim") for k in value.keywords) and len(value.args) <= (2 if _called(value) == "stack" else 1)
 
 
+def stacked_list(node: ast.expr) -> ast.Name | None:
+    """The list ``node`` stacks on a new first axis (``np.array(preds)``, ``np.stack(preds)``), else ``None``: a
+    reduction written around the stack (``np.mean(np.array(preds), axis=0)``, wave 92) reduces the same stack as
+    one over a name bound to it."""
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and _stack_of(
+            node, node.args[0].id):
+        return node.args[0]
+    return None
+
+
+def _scoped(tree: ast.AST) -> list[tuple[ast.AST, int]]:
+    """Every node with the id of the function whose body holds it (0: the module): a name bound in one function is
+    another variable than the same name in another (a helper's ``preds = model.predict(test)`` beside the caller's
+    ``preds = []`` that collects the folds' outputs, wave 92)."""
+    out: list[tuple[ast.AST, int]] = []
+    todo: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while todo:
+        node, scope = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            out.append((child, scope))
+            inner = id(child) if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) else scope
+            todo.append((child, inner))
+    return out
+
+
 def fold_lists(tree: ast.Module) -> frozenset[str]:
     """Names bound only to ``[]`` and to a stack of themselves, appended to (at least once) only inside a loop over
-    folds (see the module docstring)."""
-    bindings: dict[str, list[ast.expr]] = {}
-    appends: dict[str, list[int]] = {}
-    for node in walk_once(tree):
+    folds (see the module docstring), within one function (or the module)."""
+    bindings: dict[tuple[int, str], list[ast.expr]] = {}
+    appends: dict[tuple[int, str], list[int]] = {}
+    for node, scope in _scoped(tree):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 for n in ast.walk(target):
                     if isinstance(n, ast.Name):
-                        bindings.setdefault(n.id, []).append(node.value if n is target else target)
+                        bindings.setdefault((scope, n.id), []).append(node.value if n is target else target)
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
-            bindings.setdefault(node.target.id, []).append(node.target)
+            bindings.setdefault((scope, node.target.id), []).append(node.target)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(
                 node.func.value, ast.Name) and node.func.attr in ("append", "extend", "insert"):
-            appends.setdefault(node.func.value.id, []).append(node.lineno if node.func.attr == "append" else -1)
+            appends.setdefault((scope, node.func.value.id), []).append(
+                node.lineno if node.func.attr == "append" else -1)
     out = set()
-    for name, lines in appends.items():
-        values = bindings.get(name, [])
+    for key, lines in appends.items():
+        values = bindings.get(key, [])
         if not any(isinstance(v, ast.List) and not v.elts for v in values) or not all(
-                isinstance(v, ast.List) and not v.elts or _stack_of(v, name) for v in values):
+                isinstance(v, ast.List) and not v.elts or _stack_of(v, key[1]) for v in values):
             continue
         if all(line > 0 and _per_fold(tree, line) for line in lines):
-            out.add(name)
+            out.add(key[1])
     return frozenset(out)
 
 
-__all__ = ["fold_lists"]
+__all__ = ["fold_lists", "stacked_list"]

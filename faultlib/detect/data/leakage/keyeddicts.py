@@ -24,6 +24,12 @@ under, gives that slot. Only such a read sees the slot: iterating the dict or co
 of per-dataset result tables) reads its items as before. Dicts of estimators or of anything other than tables
 (``models[name] = clf``) are left as they were.
 
+A dict of columns stored under computed names and made a table, ``pd.DataFrame(extra)`` (or
+``pd.DataFrame.from_dict(extra)``) after ``extra[f"{col}_freq"] = df[col].map(df[col].value_counts())`` in a loop over
+columns, is those columns: pandas builds one column per item of the dict (pandas API, ``DataFrame``: "data: dict can
+contain Series, arrays, constants"), so the table holds the rows and fits of the slot's columns (wave 92: counts of
+every training row, collected by a Kaggle helper into a dict and concatenated beside the table before the CV).
+
 A dict written out with constant keys and read under a computed one (``{"kmeans": a, "dbscan": b}[best]``, the
 table of the clustering a silhouette score chose) gives any of its tables: their join (wave 61, a Kedro node
 choosing the best clustering of a PCA table before the split node).
@@ -35,7 +41,10 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage.values import maybe_data
-from faultlib.pyflow.values import Const, Container
+from faultlib.pyflow.values import UNKNOWN, Const, Container, Ref
+
+#: pandas constructors that make one column of each item of a dict
+_TABLE_OF_COLUMNS = frozenset({"DataFrame", "from_dict"})
 
 
 class LoopKeyedDicts:
@@ -51,6 +60,19 @@ class LoopKeyedDicts:
         held = owner.under_unread_key
         owner.under_unread_key = value if held is None else self._join(held, value)  # type: ignore[attr-defined]
         return True
+
+    def _library(self, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call, frame: Any) -> Any:
+        """``pd.DataFrame(d)`` of a dict holding columns under computed keys: the table of those columns."""
+        out = super()._library(ref, args, kwargs, node, frame)  # type: ignore[misc]
+        source = args[0] if args else kwargs.get("data")
+        if ref.last not in _TABLE_OF_COLUMNS or ref.module.split(".")[0] not in ("pandas", "pd") or not isinstance(
+                source, Container) or source.under_unread_key is None:
+            return out
+        held = source.under_unread_key
+        built = maybe_data(out)
+        if out is UNKNOWN or built is None or not built.taints:
+            return held  # the columns' rows and fits (a table built from nothing else)
+        return self._join(out, held)  # type: ignore[attr-defined]
 
     def _subscript(self, base: Any, index_node: ast.expr, frame: Any, line: int) -> Any:
         if not isinstance(base, Container):

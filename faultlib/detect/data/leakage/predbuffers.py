@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage.allocations import LIKE_ALLOCATORS
+from faultlib.detect.data.leakage.foldlists import stacked_list
 from faultlib.pyflow.walk import walk_once
 
 #: numpy allocators of a fresh array whose entries carry no data yet
@@ -143,11 +144,11 @@ _STACKS = frozenset({"concatenate", "stack", "vstack"})
 
 
 def over_predictions(node: ast.expr, names: frozenset[str]) -> bool:
-    """``node`` (a statistic's receiver or argument) is a prediction buffer, or a part of one (``buf[:, 1:]``), or
-    such a buffer stacked with arrays built from numbers (``np.concatenate((pred_probs, np.full(...)))``: one more
-    model, a uniform one)."""
-    while isinstance(node, ast.Subscript):
-        node = node.value
+    """``node`` (a statistic's receiver or argument) is a prediction buffer, a part of one (``buf[:, 1:]``), a list of
+    predictions stacked in place (``np.array(preds)``: foldlists.py), or such a buffer stacked with arrays built from
+    numbers (``np.concatenate((pred_probs, np.full(...)))``: one more model, a uniform one)."""
+    while isinstance(node, ast.Subscript) or stacked_list(node) is not None:
+        node = node.value if isinstance(node, ast.Subscript) else stacked_list(node)  # type: ignore[assignment]
     if _called(node) in _STACKS and node.args and isinstance(node.args[0], (ast.Tuple, ast.List)):  # type: ignore[attr-defined]
         items = node.args[0].elts  # type: ignore[attr-defined]
         ours = [over_predictions(i, names) for i in items]

@@ -34,4 +34,16 @@ class ReportedLines:
             kind, location) else []
 
 
-__all__ = ["ReportedLines"]
+def split_findings(kind: str, found: list[tuple[int, str, dict[str, Any]]], tree: Any, smap: Any,
+                   findings: list[Finding], function_at: Any) -> list[Finding]:
+    """Warnings of ``kind`` at the split lines of ``found`` (``(line, message, evidence)``), leaving out a line
+    already reported so (the AST passes of fileentities.py and rowunits.py)."""
+    reported = ReportedLines(findings)
+    out: list[Finding] = []
+    for line, message, evidence in found:
+        out += reported.finding(kind, Severity.WARNING, message,
+                                {**smap.where(line), "function": function_at(tree, line)}, evidence)
+    return out
+
+
+__all__ = ["ReportedLines", "split_findings"]

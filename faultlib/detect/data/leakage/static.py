@@ -94,6 +94,7 @@ from faultlib.detect.data.leakage.evalsets import EvalSets
 from faultlib.detect.data.leakage.boostercv import BoosterCV
 from faultlib.detect.data.leakage.encodingfolds import EncodingFolds
 from faultlib.detect.data.leakage.fileentities import file_entity_findings
+from faultlib.detect.data.leakage.rowunits import row_unit_findings
 from faultlib.detect.data.leakage.maskfolds import mask_overlap_findings
 from faultlib.detect.data.leakage.samerows import same_rows_calls
 from faultlib.detect.data.leakage.targetfeatures import target_feature_findings
@@ -285,6 +286,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
         self.report.findings += mask_overlap_findings(  # hand-cut fold masks that overlap (maskfolds.py)
             self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += file_entity_findings(self.tree, self.smap, self.report.findings, function_at)
+        self.report.findings += row_unit_findings(self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += target_feature_findings(self.tree, self.smap, self.report.findings, function_at)
         return self.report
 

@@ -34,10 +34,11 @@ def call_name(node: ast.Call) -> str:
 
 
 def label_like(name: str | None) -> bool:
-    """``y``, ``y_train``, ``ytest``, ``target``, ``labels``, ``class``: a name for the target."""
+    """``y``, ``y_train``, ``ytest``, ``target``, ``labels``, ``class``: a name for the target. A column name written
+    in words is read word by word (``'Finding Labels'``, the NIH ChestX-ray14 findings column: ``labels``)."""
     if not name:
         return False
-    tokens = vocab.name_tokens(name)
+    tokens = [t for word in name.split() for t in vocab.name_tokens(word)]
     first = tokens[0] if tokens else ""
     return first in _LABEL_TOKENS or any(t in _LABEL_TOKENS - {"y", "yy", "class", "classes"} for t in tokens) or (
         first[:1] == "y" and first[1:] in ("train", "test", "trn", "tst", "val", "valid", "pred", "true"))

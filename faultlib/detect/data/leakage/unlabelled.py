@@ -19,6 +19,10 @@ statistics). The column must be named for the target (``TARGET``, ``'label'``, `
 ``pd.NA``, ``float('nan')``); a feature column blanked the same way (or a column for predictions, ``ypred``,
 ``y_hat``) is not a label and changes nothing.
 
+A table of test rows already (the competition's ``test.csv``) blanked the same way before it is stacked with the
+training table (``test[target_col] = np.nan; full = pd.concat([train, test])``) keeps its rows: they are the rows to
+predict already, and a new root would lose the mark it carries (``test['is_train'] = 0``: partflags.py; wave 92).
+
 A statistic of that target column itself over the stacked table (``grid.groupby('item')[TARGET].transform('mean')``,
 a target encoding) skips the blank labels: it is computed on the labelled rows only (:meth:`_labelled_only`).
 """
@@ -87,10 +91,16 @@ class UnlabelledRows:
         data = maybe_data(self._lookup(name, frame))  # type: ignore[attr-defined]
         if data is None or data.rows is None:
             return
-        root = Root(name, node.lineno, True)
-        self._store(name, Data(Rows(root), data.taints, True), frame)  # type: ignore[attr-defined]
         key = node.targets[0].slice  # type: ignore[attr-defined]
         blanked = self._blanked()
+        if all(p.root.test for p in parts(data.rows)):
+            # the competition's test table blanked before a stack (test[TARGET] = np.nan): the same rows, already
+            # rows to predict; a new root would lose what is known of them (the is_train mark: partflags.py)
+            blanked["roots"] |= {p.root.uid for p in parts(data.rows)}
+            blanked["columns"] |= self._column_keys(key, frame)
+            return
+        root = Root(name, node.lineno, True)
+        self._store(name, Data(Rows(root), data.taints, True), frame)  # type: ignore[attr-defined]
         blanked["roots"].add(root.uid)
         blanked["columns"] |= self._column_keys(key, frame)
 
