@@ -32,15 +32,23 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.curvecode import _CHOOSERS
+from faultlib.detect.data.leakage.curvecode import _func_name as _call_name
 from faultlib.detect.data.leakage.scoreloops import (
     keeps_best,
     loops_around,
     names_in,
     test_labels,
 )
+from faultlib.detect.data.leakage.targets import validation_named
 from faultlib.pyflow.walk import walk_once
 
 __all__ = ["handed_score_choices"]
+
+#: name tokens of predictions or scores, made for the rows rather than taken from them
+_PREDICTIONS = frozenset({"pred", "preds", "prediction", "predictions", "hat", "prob", "proba", "probs", "score",
+                          "scores", "yhat"})
 
 
 def _chooser_params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int, int]:
@@ -70,6 +78,124 @@ def _chooser_params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int, int
             if isinstance(a, ast.Name) and a.id in params and names_in(other) & derived and not names_in(
                     other) & {a.id} and keeps_best(loops[-1], stmt.targets[0].id):
                 out.setdefault(params.index(a.id), loops[0].lineno)
+    for position, line in _collected_params(fn, params).items():
+        out.setdefault(position, line)
+    return out
+
+
+def _fits(loop: ast.For) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in (
+        "fit", "fit_transform", "train", "fit_predict") for n in ast.walk(loop))
+
+
+def _chosen_after(fn: ast.AST, lists: set[str], after: int) -> bool:
+    """A chooser reads one of ``lists`` after line ``after``: ``np.argmax(scores)``, ``pd.Series(s).idxmax()``,
+    ``scores.index(max(scores))``."""
+    for n in ast.walk(fn):
+        if not isinstance(n, ast.Call) or n.lineno <= after:
+            continue
+        if _call_name(n) in _CHOOSERS and names_in(n) & lists:
+            return True
+        if isinstance(n.func, ast.Attribute) and n.func.attr == "index" and isinstance(n.func.value, ast.Name) and \
+                n.func.value.id in lists and any(isinstance(a, ast.Call) and _call_name(a) in ("max", "min")
+                                                 for a in n.args):
+            return True
+    return False
+
+
+def _collected_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> dict[int, int]:
+    """Positions of ``fn``'s parameters that a loop scores each candidate against, collecting the scores in a list
+    whose best a chooser picks after the loop (see the module docstring) -> the line of the outermost such loop."""
+    out: dict[int, int] = {}
+    for loop in (n for n in ast.walk(fn) if isinstance(n, ast.For)):
+        if _fits(loop):
+            continue
+        derived = names_in(loop.target)
+        statements = sorted((n for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.Expr))),
+                            key=lambda n: n.lineno)
+        scored: dict[str, set[str]] = {}  # a score's name -> the parameters it was scored against
+        lists: dict[str, set[str]] = {}  # a list of scores -> the parameters
+        for s in statements:
+            value = s.value
+            reads = names_in(value)
+            against = {p for p in reads & set(params) if p not in derived and reads - {p} & derived}
+            against |= set().union(*(scored[r] for r in reads if r in scored)) if reads & set(scored) else set()
+            if isinstance(s, ast.Assign):
+                for t in s.targets:
+                    derived |= names_in(t)
+                    if against:
+                        for name in names_in(t):
+                            scored[name] = against
+            elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+                    value.func.attr == "append" and isinstance(value.func.value, ast.Name) and value.args:
+                kept = names_in(value.args[0])
+                given = {p for p in kept & set(params) if kept - {p} & derived}
+                given |= set().union(*(scored[r] for r in kept if r in scored)) if kept & set(scored) else set()
+                if given:
+                    lists.setdefault(value.func.value.id, set()).update(given)
+        end = loop.end_lineno or loop.lineno
+        for name, given in lists.items():
+            if _chosen_after(fn, {name}, end):
+                for p in given:
+                    out.setdefault(params.index(p), loop.lineno)
+    return out
+
+
+def split_test_indices(tree: ast.AST) -> set[str]:
+    """Names a loop over a splitter binds to each fold's test indices: ``b`` in ``for a, b in kf.split(X)`` and in
+    ``for fold, (a, b) in enumerate(tss.split(X))`` (scikit-learn's splitters yield ``(train, test)`` pairs)."""
+    out: set[str] = set()
+    for loop in walk_once(tree):
+        if not isinstance(loop, (ast.For, ast.comprehension)):
+            continue
+        source, target = loop.iter, loop.target
+        if isinstance(source, ast.Call) and _call_name(source) == "enumerate" and source.args and isinstance(
+                target, ast.Tuple) and len(target.elts) == 2:
+            source, target = source.args[0], target.elts[1]
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr == "split" \
+                and isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name):
+            out.add(target.elts[1].id)
+    return out
+
+
+def fold_test_rows(node: ast.expr, held: frozenset[str] | set[str] = frozenset()) -> bool:
+    """``y.iloc[test_index]``, ``prices[te_idx]``: a value's rows of a split's test part, taken by their index (named
+    for testing, or one of ``held``, the test indices a splitter loop binds; not a validation index; not predictions,
+    which are made for those rows, not taken from them)."""
+    index = None
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        if isinstance(node, ast.Subscript):
+            index = node.slice
+        node = node.value
+    if index is None or not isinstance(node, ast.Name) or set(vocab.name_tokens(node.id)) & _PREDICTIONS:
+        return False
+    return any(isinstance(n, ast.Name) and (n.id in held or vocab.looks_like_test(n.id)) and not validation_named(n)
+               for n in ast.walk(index))
+
+
+def _held_labels(node: ast.expr, held: set[str]) -> bool:
+    return test_labels(node) or fold_test_rows(node, held)
+
+
+def _gathered_labels(tree: ast.AST, held: set[str]) -> list[tuple[str, int, int, int]]:
+    """``(name, line bound, first, last line of its function)`` for names bound to test labels gathered in a
+    container: ``truth = pd.DataFrame({'low': y_low.iloc[test_index], 'high': y_high.iloc[test_index]})``."""
+    out: list[tuple[str, int, int, int]] = []
+    for fn in walk_once(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for s in ast.walk(fn):
+            if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
+                continue
+            parts = [s.value]
+            while parts and not isinstance(parts[0], (ast.Dict, ast.List, ast.Tuple)) and isinstance(
+                    parts[0], ast.Call):
+                parts = list(parts[0].args)
+            items = [v for part in parts for v in (
+                part.values if isinstance(part, ast.Dict) else part.elts if isinstance(part, (ast.List, ast.Tuple))
+                else ())]
+            if items and any(v is not None and _held_labels(v, held) for v in items):
+                out.append((s.targets[0].id, s.lineno, fn.lineno, fn.end_lineno or fn.lineno))
     return out
 
 
@@ -83,6 +209,8 @@ def handed_score_choices(tree: ast.AST) -> list[tuple[int, int]]:
         return []
     params = {fn.name: [a.arg for a in fn.args.posonlyargs + fn.args.args] for fn in walk_once(tree)
               if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name in helpers}
+    held = split_test_indices(tree)
+    gathered = _gathered_labels(tree, held)
     out: list[tuple[int, int]] = []
     for call in walk_once(tree):
         if not isinstance(call, ast.Call):
@@ -96,7 +224,9 @@ def handed_score_choices(tree: ast.AST) -> list[tuple[int, int]]:
         for position, loop in helpers[name].items():
             given = call.args[position] if position < len(call.args) else next(
                 (k.value for k in call.keywords if k.arg == names[position]), None)
-            if given is not None and test_labels(given):
+            if given is not None and (_held_labels(given, held) or isinstance(given, ast.Name) and any(
+                    name == given.id and line < call.lineno and first <= call.lineno <= last
+                    for name, line, first, last in gathered)):
                 out.append((call.lineno, loop))
                 break
     return sorted(set(out))
