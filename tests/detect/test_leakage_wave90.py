@@ -5,7 +5,13 @@ wave 90: price-direction classifiers, load forecasting, sales forecasting), in b
   cut-off at the list's ``argmax`` chooses on the rows it is handed: handed a cross-validation fold's test labels
   (``y.iloc[test_idx]``, or gathered in a frame) it is found; handed the training fold's labels, or only
   collecting the scores for a plot, it is not (helperloops.py);
-* a helper module reached through ``sys.path += ['..']`` is part of the script's program (projimports.py).
+* a helper module reached through ``sys.path += ['..']`` is part of the script's program (projimports.py);
+* gaps in the target filled by an imputer fitted on every row, the filled target then the split's labels, is a fit
+  before the split; the imputer fitted on the training labels, a mean that only defines an up/down label, or an
+  encoder of the class names are not (labelfills.py);
+* the training and test parts of one split stacked back in order are the whole series again: a walk-forward or
+  ``TimeSeriesSplit`` over them trains no model on its test rows, while a model fitted on the re-joined rows and
+  scored on the test part is still trained on it (rowunions.py).
 
 Every example is written for this test."""
 
@@ -60,6 +66,23 @@ PROFIT = """\
         feats = table[["ret", "vol"]]
 """
 
+#: an hourly load whose zero hours are gaps
+LOAD = """\
+        from sklearn.impute import SimpleImputer
+        from sklearn.preprocessing import LabelEncoder
+        load = table["load"].replace(0, np.nan).to_numpy().reshape(-1, 1)
+        hours = table[["hour", "temp"]]
+"""
+
+#: the last month held out in time order, then both parts put back together in order
+REJOIN = """\
+        from sklearn.metrics import r2_score
+        X_early, X_late, y_early, y_late = train_test_split(X, y, test_size=0.1, shuffle=False)
+        print(X_early.shape, X_late.shape)
+        series = np.concatenate((X_early, X_late), axis=0)
+        labels = np.concatenate((y_early, y_late), axis=0)
+"""
+
 LEAKS = {
     # each fold's cut-off is the best of nineteen on that fold's own labels, then that fold is scored at it
     "cut_off_list_argmax_handed_a_folds_test_labels": (PICKER + """\
@@ -78,9 +101,57 @@ LEAKS = {
             cut = richest_cut(moves.iloc[held_rows], proba, truth)
             print(gain(moves.iloc[held_rows], (proba >= cut).astype(int), up.iloc[held_rows], 0.001))
 """, [("tuned_on_test", 22)]),
+    # the gaps of the load filled with the mean load of every hour, test hours included, before the time cut
+    "target_gaps_filled_by_an_imputer_over_every_row": (LOAD + """\
+        filler = SimpleImputer(strategy="mean").fit(load)
+        demand = filler.transform(load).ravel()
+        h_tr, h_te, d_tr, d_te = train_test_split(hours, demand, test_size=0.2, shuffle=False)
+        print(Ridge().fit(h_tr, d_tr).score(h_te, d_te))
+""", [("fit_before_split", 5)]),
+    # the target scaled with the statistics of every row, then cut in time order and scored in that scale
+    "target_scaled_over_every_row_before_the_cut": (LOAD + """\
+        demand = StandardScaler().fit_transform(np.nan_to_num(load)).ravel()
+        h_tr, h_te, d_tr, d_te = train_test_split(hours, demand, test_size=0.2, shuffle=False)
+        print(Ridge().fit(h_tr, d_tr).score(h_te, d_te))
+""", [("fit_before_split", 5)]),
 }
 
 HEALTHY = {
+    # the imputer learns the mean of the training hours only, and fills both parts with it
+    "target_gaps_filled_by_an_imputer_over_the_training_rows": (LOAD + """\
+        h_tr, h_te, l_tr, l_te = train_test_split(hours, load, test_size=0.2, shuffle=False)
+        filler = SimpleImputer(strategy="mean").fit(l_tr)
+        d_tr, d_te = filler.transform(l_tr).ravel(), filler.transform(l_te).ravel()
+        print(Ridge().fit(h_tr, d_tr).score(h_te, d_te))
+"""),
+    # the mean load over every hour only draws the line between busy and quiet hours: it defines the label
+    "mean_of_every_row_as_a_label_threshold": (LOAD + """\
+        busy = (table["load"] > table["load"].mean()).astype(int)
+        h_tr, h_te, b_tr, b_te = train_test_split(hours, busy, test_size=0.2, shuffle=False)
+        print(LogisticRegression().fit(h_tr, b_tr).score(h_te, b_te))
+"""),
+    # the class names of the label coded over every row
+    "label_names_coded_over_every_row": (LOAD + """\
+        level = LabelEncoder().fit_transform(table["band"])
+        h_tr, h_te, v_tr, v_te = train_test_split(hours, level, test_size=0.2, shuffle=False)
+        print(LogisticRegression().fit(h_tr, v_tr).score(h_te, v_te))
+"""),
+    # a walk-forward evaluation over the re-joined series: each fold trains on the months before its window
+    "rejoined_series_walked_forward": (REJOIN + """\
+        for past, ahead in TimeSeriesSplit(n_splits=4).split(series):
+            model = Ridge().fit(series[past], labels[past])
+            print(r2_score(labels[past], model.predict(series[past])), r2_score(labels[ahead], model.predict(series[ahead])))
+"""),
+    # the same with windows counted by hand
+    "rejoined_series_walked_forward_by_hand": (REJOIN + """\
+        week = 168
+        past = np.arange(0, 4 * week)
+        ahead = np.arange(4 * week, 5 * week)
+        for k in range(3):
+            model = Ridge().fit(series[past], labels[past])
+            print(r2_score(labels[past], model.predict(series[past])), r2_score(labels[ahead], model.predict(series[ahead])))
+            past, ahead = past + week, ahead + week
+"""),
     # the cut-off chosen on the training fold's own predictions, the test fold scored once at it
     "cut_off_chosen_on_the_training_fold": (PICKER + """\
         for train_idx, test_idx in TimeSeriesSplit(n_splits=4).split(feats):
@@ -116,6 +187,15 @@ HEALTHY = {
 def test_wave_90_leaks_found_at_their_line(tmp_path, name):
     body, expected = LEAKS[name]
     assert alarms(tmp_path, body) == expected
+
+
+def test_rejoined_series_fitted_whole_is_still_trained_on_its_test_part(tmp_path):
+    """The split undone is the whole series: a model fitted on all of it and scored on the held-out month was trained
+    on that month (kept as it was before the re-join was read as the rows before the split)."""
+    assert alarms(tmp_path, REJOIN + """\
+        model = Ridge().fit(series, labels)
+        print(r2_score(y_late, model.predict(X_late)))
+""") == [("trained_on_test", 6)]
 
 
 @pytest.mark.parametrize("name", sorted(HEALTHY))

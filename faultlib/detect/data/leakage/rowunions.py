@@ -8,11 +8,20 @@ read on its own) stays a held-out part inside the stack, so the fit is one on tr
 
 One function, :func:`row_union`, shared by the call form (:mod:`~faultlib.detect.data.leakage.semantics`) and the
 index form (:mod:`~faultlib.detect.data.leakage.embeddings`, where ``np.c_`` and ``np.r_`` subscripts are read).
+
+The parts of one split stacked back in their order, ``np.concatenate((X_train, X_test))`` after
+``train_test_split(X, shuffle=False)``, are the rows before the split again: the split is undone, and what follows
+(a walk-forward loop, a ``TimeSeriesSplit`` over the re-joined series) makes its own training and test rows out of
+the whole series. Keeping "the test part" inside the stack would call every fold that trains on the early rows
+trained on test rows (issue 17 wave 90: load forecasters that split off the last thirty days, scale each part, then
+re-join them for a walk-forward evaluation). :func:`rejoined_split` reads it: the items' rows are, in order, the
+training part and the held-out part of one split of the same rows, nothing else. A model fitted on the re-joined rows
+and scored on the held-out part is still trained on it (the stack covers that part, as its parent does).
 """
 
 from __future__ import annotations
 
-from faultlib.detect.data.leakage.values import Data, RowUnion, parts
+from faultlib.detect.data.leakage.values import Data, Rows, RowUnion, parts
 
 
 def row_union(datas: list[Data], test_parts: list) -> Data:
@@ -21,5 +30,19 @@ def row_union(datas: list[Data], test_parts: list) -> Data:
     for d in datas:
         if d.test and not d.is_test_by_rows:
             test_parts.extend(p for p in parts(d.rows) if p not in test_parts)
-    rows = RowUnion(tuple(p for d in datas for p in parts(d.rows)))
+    stacked = tuple(p for d in datas for p in parts(d.rows))
+    rows = rejoined_split(stacked) or RowUnion(stacked)
     return Data(rows, frozenset().union(*(d.taints for d in datas)), False)
+
+
+def rejoined_split(stacked: tuple[Rows, ...]) -> Rows | None:
+    """The rows a split divided, when ``stacked`` are its training part then its held-out part (test or
+    validation), in that order and nothing else; ``None`` otherwise."""
+    if len(stacked) != 2 or any(not isinstance(p, Rows) or not p.steps for p in stacked):
+        return None
+    first, second = stacked
+    a, b = first.steps[-1], second.steps[-1]
+    if first.root != second.root or first.steps[:-1] != second.steps[:-1] or a.kind != "split" or \
+            b.kind != "split" or a.ident != b.ident or a.part != "train" or b.part not in ("test", "val"):
+        return None
+    return Rows(first.root, first.steps[:-1])
