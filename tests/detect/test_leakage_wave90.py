@@ -11,7 +11,13 @@ wave 90: price-direction classifiers, load forecasting, sales forecasting), in b
   encoder of the class names are not (labelfills.py);
 * the training and test parts of one split stacked back in order are the whole series again: a walk-forward or
   ``TimeSeriesSplit`` over them trains no model on its test rows, while a model fitted on the re-joined rows and
-  scored on the test part is still trained on it (rowunions.py).
+  scored on the test part is still trained on it (rowunions.py);
+* a helper that fits under ``if train:`` and returns, transforming only after it, called with ``train=False`` for
+  the held-out part, fits on the training part alone; called with ``train=True`` on the held-out part it does not
+  (fitswitch.py);
+* a difference of the target only drawn (``ax.plot(s.diff())``, ``plot_acf(s.diff())``) makes no time-ordered
+  feature: a cross-validated learning curve over calendar columns is silent; a difference stored as a feature is
+  not (drawnonly.py).
 
 Every example is written for this test."""
 
@@ -83,6 +89,30 @@ REJOIN = """\
         labels = np.concatenate((y_early, y_late), axis=0)
 """
 
+#: a helper that fits only when told it is given training rows, and returns early from that branch
+SWITCH = """\
+        from sklearn.preprocessing import OrdinalEncoder
+
+        class Codes:
+            def __init__(self):
+                self.enc = OrdinalEncoder()
+
+            def encode(self, frame, train):
+                if train:
+                    return self.enc.fit_transform(frame[["store", "dept"]])
+                return self.enc.transform(frame[["store", "dept"]])
+
+        codes = Codes()
+"""
+
+#: calendar columns of an hourly load, and the plots of its differences
+DRAWN = """\
+        import matplotlib.pyplot as plt
+        from sklearn.model_selection import learning_curve
+        from statsmodels.graphics.tsaplots import plot_acf
+        calendar = table[["hour", "weekday", "month"]]
+"""
+
 LEAKS = {
     # each fold's cut-off is the best of nineteen on that fold's own labels, then that fold is scored at it
     "cut_off_list_argmax_handed_a_folds_test_labels": (PICKER + """\
@@ -135,6 +165,20 @@ HEALTHY = {
         level = LabelEncoder().fit_transform(table["band"])
         h_tr, h_te, v_tr, v_te = train_test_split(hours, level, test_size=0.2, shuffle=False)
         print(LogisticRegression().fit(h_tr, v_tr).score(h_te, v_te))
+"""),
+    # the encoder fitted under the flag, the held-out part only transformed after the early return
+    "encoder_fitted_under_a_train_flag_with_an_early_return": (SWITCH + """\
+        X_a, X_b, y_a, y_b = train_test_split(X, y, test_size=0.2, shuffle=False)
+        model = Ridge().fit(codes.encode(X_a, train=True), y_a)
+        print(model.score(codes.encode(X_b, train=False), y_b))
+"""),
+    # the first differences of the load only drawn; the learning curve reads calendar columns
+    "differences_only_drawn_beside_a_learning_curve": (DRAWN + """\
+        fig, axes = plt.subplots(1, 2)
+        axes[0].plot(pd.DataFrame(table["load"]).diff())
+        plot_acf(pd.DataFrame(table["load"]).diff().dropna(), ax=axes[1])
+        table["load"].diff().plot()
+        sizes, fit_scores, held_scores = learning_curve(Ridge(), calendar, table["load"], cv=5)
 """),
     # a walk-forward evaluation over the re-joined series: each fold trains on the months before its window
     "rejoined_series_walked_forward": (REJOIN + """\
@@ -196,6 +240,25 @@ def test_rejoined_series_fitted_whole_is_still_trained_on_its_test_part(tmp_path
         model = Ridge().fit(series, labels)
         print(r2_score(y_late, model.predict(X_late)))
 """) == [("trained_on_test", 6)]
+
+
+def test_encoder_switched_on_for_the_held_out_part_is_still_fitted_on_it(tmp_path):
+    """The same switch told ``train=True`` for the held-out part fits on it (kept as it was)."""
+    assert alarms(tmp_path, SWITCH + """\
+        X_a, X_b, y_a, y_b = train_test_split(X, y, test_size=0.2, shuffle=False)
+        model = Ridge().fit(codes.encode(X_a, train=True), y_a)
+        print(model.score(codes.encode(X_b, train=True), y_b))
+""") == [("fit_on_test", 9)]
+
+
+def test_differences_stored_as_a_feature_are_still_time_ordered(tmp_path):
+    """A difference that becomes a column of the cross-validated table keeps the rows a series (kept as it was)."""
+    assert alarms(tmp_path, DRAWN + """\
+        calendar = calendar.assign(step=table["load"].diff().fillna(0))
+        axes = plt.subplots(1, 2)[1]
+        axes[0].plot(calendar["step"])
+        sizes, fit_scores, held_scores = learning_curve(Ridge(), calendar, table["load"], cv=5)
+""") == [("shuffled_time_split", 8)]
 
 
 @pytest.mark.parametrize("name", sorted(HEALTHY))
