@@ -172,7 +172,10 @@ def data_rows_child(data: "Data", step: Step) -> Any:
     if isinstance(data.rows, Rows):
         return data.rows.child(step)
     if isinstance(data.rows, RowUnion):
-        return RowUnion(tuple(p.child(step) for p in data.rows.parts))
+        from faultlib.detect.data.leakage.rowunions import rejoined_split
+
+        whole = rejoined_split(data.rows.parts)  # a split's parts stacked back in order: the rows before it
+        return whole.child(step) if whole is not None else RowUnion(tuple(p.child(step) for p in data.rows.parts))
     return None
 
 
