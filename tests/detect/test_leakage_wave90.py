@@ -17,7 +17,10 @@ wave 90: price-direction classifiers, load forecasting, sales forecasting), in b
   (fitswitch.py);
 * a difference of the target only drawn (``ax.plot(s.diff())``, ``plot_acf(s.diff())``) makes no time-ordered
   feature: a cross-validated learning curve over calendar columns is silent; a difference stored as a feature is
-  not (drawnonly.py).
+  not (drawnonly.py);
+* readings kept by a validity flag (``valid_temp = raw[raw["temp_valid"]]``) are the readings that passed a check,
+  not a validation part: their hourly mean is silent; rows whose fold column says ``"valid"`` stay a validation
+  part (masks.py).
 
 Every example is written for this test."""
 
@@ -180,6 +183,14 @@ HEALTHY = {
         table["load"].diff().plot()
         sizes, fit_scores, held_scores = learning_curve(Ridge(), calendar, table["load"], cv=5)
 """),
+    # implausible readings flagged, the others averaged per hour and saved for the forecaster
+    "readings_kept_by_a_validity_flag_averaged_per_hour": ("""\
+        raw = pd.read_csv("weather_raw.csv")
+        raw["temp_valid"] = raw["temp"] < 45
+        valid_temp = raw[raw["temp_valid"]][["hour", "temp"]]
+        hourly = valid_temp.groupby("hour", as_index=False).agg({"temp": "mean"})
+        hourly.to_csv("weather_hourly.csv")
+"""),
     # a walk-forward evaluation over the re-joined series: each fold trains on the months before its window
     "rejoined_series_walked_forward": (REJOIN + """\
         for past, ahead in TimeSeriesSplit(n_splits=4).split(series):
@@ -259,6 +270,17 @@ def test_differences_stored_as_a_feature_are_still_time_ordered(tmp_path):
         axes[0].plot(calendar["step"])
         sizes, fit_scores, held_scores = learning_curve(Ridge(), calendar, table["load"], cv=5)
 """) == [("shuffled_time_split", 8)]
+
+
+def test_rows_of_a_validation_fold_are_still_held_out(tmp_path):
+    """Rows whose fold column is compared with "valid" are a validation part: a scaler fitted on them is found."""
+    assert alarms(tmp_path, """\
+        X_valid = X[table["fold"] == "valid"]
+        X_fit = X[table["fold"] == "train"]
+        scaler = StandardScaler().fit(X_valid)
+        model = Ridge().fit(scaler.transform(X_fit), y[table["fold"] == "train"])
+        print(model.score(scaler.transform(X_valid), y[table["fold"] == "valid"]))
+""") == [("fit_on_test", 3)]
 
 
 @pytest.mark.parametrize("name", sorted(HEALTHY))
