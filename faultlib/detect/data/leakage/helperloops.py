@@ -36,6 +36,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.curvecode import _CHOOSERS
 from faultlib.detect.data.leakage.curvecode import _func_name as _call_name
 from faultlib.detect.data.leakage.scoreloops import (
+    fits_models,
     keeps_best,
     loops_around,
     names_in,
@@ -83,11 +84,6 @@ def _chooser_params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int, int
     return out
 
 
-def _fits(loop: ast.For) -> bool:
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in (
-        "fit", "fit_transform", "train", "fit_predict") for n in ast.walk(loop))
-
-
 def _chosen_after(fn: ast.AST, lists: set[str], after: int) -> bool:
     """A chooser reads one of ``lists`` after line ``after``: ``np.argmax(scores)``, ``pd.Series(s).idxmax()``,
     ``scores.index(max(scores))``."""
@@ -108,8 +104,8 @@ def _collected_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: list[s
     whose best a chooser picks after the loop (see the module docstring) -> the line of the outermost such loop."""
     out: dict[int, int] = {}
     for loop in (n for n in ast.walk(fn) if isinstance(n, ast.For)):
-        if _fits(loop):
-            continue
+        if fits_models(loop):
+            continue  # candidates are models: choices.py
         derived = names_in(loop.target)
         statements = sorted((n for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.Expr))),
                             key=lambda n: n.lineno)
