@@ -4,7 +4,7 @@ wave 90: price-direction classifiers, load forecasting, sales forecasting), in b
 * a helper that scores every cut-off against the labels it is given, collects the scores in a list and returns the
   cut-off at the list's ``argmax`` chooses on the rows it is handed: handed a cross-validation fold's test labels
   (``y.iloc[test_idx]``, or gathered in a frame) it is found; handed the training fold's labels, or only
-  collecting the scores for a plot, it is not (helperloops.py);
+  collecting the scores for a plot, it is not (helperloops.py, heldlabels.py);
 * a helper module reached through ``sys.path += ['..']`` is part of the script's program (projimports.py);
 * gaps in the target filled by an imputer fitted on every row, the filled target then the split's labels, is a fit
   before the split; the imputer fitted on the training labels, a mean that only defines an up/down label, or an
