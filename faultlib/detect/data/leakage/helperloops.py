@@ -26,6 +26,23 @@ arguments) one of the function's parameters against a value computed in the loop
 tests of :mod:`.scoreloops`), and a call of that function, by its name, whose argument for that parameter is named
 for the test labels (``y_test``; never a name for validation). It is reported at that call. A loop that fits models
 is :mod:`.choices`' business, and a helper only handed validation or training labels stays silent.
+
+The same choice is written without a running best: each candidate's score goes into a list and the candidate at
+the list's ``argmax`` is returned (issue 17 wave 90: a crypto forecaster's ``get_cutoffs(y_true, yhat_prob)`` and
+``get_max_profit_cutoff``, whose scores are computed by hand, ``np.sum(preds == y_true) / len(y_true)``, or by a
+profit helper handed the labels among other arguments)::
+
+    def best_cutoff(y_true, proba):
+        grid, accuracies = np.arange(0, 1.01, 0.01), []
+        for c in grid:
+            accuracies.append(np.mean((proba >= c) == y_true))
+        return grid[np.argmax(accuracies)]
+
+:func:`_collected_params` reads it: a statement of the loop whose value reads a parameter and a value computed in
+the loop, and whose result (or the value itself) is appended to a list that a chooser (``argmax``, ``idxmax``...,
+or ``L.index(max(L))``) reads after the loop. Which arguments hand the held-out rows (labels named for testing, the
+rows of a cross-validation fold's test part, such labels gathered in a frame) is :mod:`.heldlabels`' answer: a
+cut-off chosen on each fold's held-out rows and scored on them makes the cross-validated score the best of many too.
 """
 
 from __future__ import annotations
