@@ -15,7 +15,7 @@ from the stack (a walk-forward loop's index windows, a ``TimeSeriesSplit`` over 
 whole series, not "some training rows and some test rows" of it. Keeping the two parts apart in such a selection
 would call every fold that trains on the early rows trained on test rows (issue 17 wave 90: load forecasters that
 split off the last thirty days, scale each part, then re-join them for a walk-forward evaluation).
-:func:`rejoined_split` reads it (the items' rows are, in order, the training part and the held-out part of one split
+:func:`~faultlib.detect.data.leakage.values.rejoined_split` reads it (the items' rows are, in order, the training part and the held-out part of one split
 of the same rows, nothing else), and :func:`~faultlib.detect.data.leakage.values.data_rows_child` selects from the
 rows before the split. The stack itself keeps its parts: a fit on it is a fit on train and test stacked, and a model
 fitted on all of it and scored on the held-out part is trained on that part.
@@ -23,7 +23,7 @@ fitted on all of it and scored on the held-out part is trained on that part.
 
 from __future__ import annotations
 
-from faultlib.detect.data.leakage.values import Data, Rows, RowUnion, parts
+from faultlib.detect.data.leakage.values import Data, RowUnion, parts
 
 
 def row_union(datas: list[Data], test_parts: list) -> Data:
@@ -35,15 +35,3 @@ def row_union(datas: list[Data], test_parts: list) -> Data:
     rows = RowUnion(tuple(p for d in datas for p in parts(d.rows)))
     return Data(rows, frozenset().union(*(d.taints for d in datas)), False)
 
-
-def rejoined_split(stacked: tuple[Rows, ...]) -> Rows | None:
-    """The rows a split divided, when ``stacked`` are its training part then its held-out part (test or
-    validation), in that order and nothing else; ``None`` otherwise."""
-    if len(stacked) != 2 or any(not isinstance(p, Rows) or not p.steps for p in stacked):
-        return None
-    first, second = stacked
-    a, b = first.steps[-1], second.steps[-1]
-    if first.root != second.root or first.steps[:-1] != second.steps[:-1] or a.kind != "split" or \
-            b.kind != "split" or a.ident != b.ident or a.part != "train" or b.part not in ("test", "val"):
-        return None
-    return Rows(first.root, first.steps[:-1])
