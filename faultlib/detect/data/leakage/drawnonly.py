@@ -15,6 +15,12 @@ time-ordered when its value is bound to a name and every later read of that name
 (matplotlib, seaborn, plotly: ``plt.plot``, ``ax.scatter``, ``go.Scatter``, ``fig.add_trace``, ``sns.lineplot``,
 ``print``, ``display``) or rebinds the name from itself (``aux = aux[...]``, ``aux.columns = [...]``). A name read
 anywhere else (a concat, a column assignment, a model) keeps the rule of :mod:`.timeorder`.
+
+The same holds for a time-ordered call written inside a drawing call's arguments, never bound to a name:
+``axes[0].plot(pd.DataFrame(y).diff())``, ``plot_acf(pd.DataFrame(y).diff().dropna(), ax=axes[1])`` (a load
+forecaster's look at the first differences of its target, wave 90, whose models read calendar and weather columns
+only). The autocorrelation plots of statsmodels (``plot_acf``, ``plot_pacf``, ``statsmodels.graphics.tsaplots``)
+and of pandas (``autocorrelation_plot``, ``lag_plot``: ``pandas.plotting``) draw too.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ _DRAWING_CALLS = frozenset({
     "plot", "scatter", "bar", "barh", "hist", "line", "area", "fill_between", "errorbar", "step", "stem",
     "add_trace", "add_scatter", "add_bar", "Scatter", "Bar", "Line", "Histogram", "lineplot", "scatterplot",
     "barplot", "histplot", "kdeplot", "regplot", "pointplot", "relplot", "print", "display",
+    "plot_acf", "plot_pacf", "autocorrelation_plot", "lag_plot",
 })
 
 
@@ -93,7 +100,23 @@ def drawn_only_temporal(tree: ast.Module) -> frozenset[int]:
         reads = [r for r in loads.get(name, []) if (r.lineno, r.col_offset) > (n.lineno, n.col_offset)]
         if reads and all(_read_for_drawing(r, parents) for r in reads):
             out.update(id(c) for c in calls)
+    out.update(id(c) for c in walk_once(tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+               and c.func.attr in vocab.TEMPORAL and _inside_drawing(c, parents))
     return frozenset(out)
+
+
+def _inside_drawing(call: ast.Call, parents: dict[int, ast.AST]) -> bool:
+    """``call`` is (part of) an argument, or the receiver, of a drawing call in its own statement (``ax.plot(
+    s.diff())``, ``s.diff().plot()``), never bound or stored."""
+    node: ast.AST = call
+    while not isinstance(node, ast.stmt):
+        parent = parents.get(id(node))
+        if parent is None:
+            return False
+        if isinstance(parent, ast.Call) and _drawing(parent):
+            return True
+        node = parent
+    return False
 
 
 __all__ = ["drawn_only_temporal"]

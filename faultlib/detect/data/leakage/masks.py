@@ -14,7 +14,10 @@ A test-named mask and its negation are the exception: together they split the ro
 of the label against a constant keeps one class's rows of every part (:mod:`.classfilters`): its step says so.
 
 A mask is not a part of the rows either: ``valid = ~y.isna()`` names the rows with a valid value, not a validation
-set, so the name does not make it held out.
+set, so the name does not make it held out. Nor are the rows a validity flag keeps: ``valid_temp =
+raw[raw["Temp_valid"]]`` (a weather cleaning notebook of wave 90 flags implausible readings, then keeps the others)
+names the readings that passed the check; the name repeats the flag's word. Rows chosen by comparing a column with
+the word (``df[df.fold == "valid"]``) stay a validation part.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 from faultlib.detect.data.leakage.classfilters import class_mask, label_names
 from faultlib.detect.data.leakage.maskpairs import drawn_masks, mask_pairs, mask_split
 from faultlib.detect.data.leakage.values import Step, new_id
+from faultlib.detect.data.leakage.vocab import name_tokens
 from faultlib.pyflow.walk import walk_once
 
 
@@ -72,7 +76,8 @@ class MaskIdentity:
         """``valid = ~y.isna()`` on ``line``: a boolean mask (rows with a value), not rows named for validation."""
         if not hasattr(self, "_mask_names"):
             self._mask_names = {(t.id, n.lineno) for n in walk_once(self.tree) if isinstance(n, ast.Assign)
-                                and _is_mask(n.value) for t in n.targets if isinstance(t, ast.Name)}
+                                for t in n.targets if isinstance(t, ast.Name) and (_is_mask(n.value) or (
+                                    _flagged_rows(n.value) and _VALIDITY & set(name_tokens(t.id))))}
         return (name, line) in self._mask_names
 
 
@@ -88,6 +93,28 @@ def _is_mask(value: ast.expr) -> bool:
     if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
         return _is_mask(value.left) or _is_mask(value.right)
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _MASK_METHODS
+
+
+_VALIDITY = frozenset({"valid"})
+
+
+def _validity_flag(node: ast.expr) -> bool:
+    """``raw["Temp_valid"]``, ``df.is_valid``, ``valid_mask``, ``raw["valid"] == True``: a flag named for validity."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq) and isinstance(
+            node.comparators[0], ast.Constant) and node.comparators[0].value in (True, 1):
+        node = node.left
+    word = node.slice.value if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) else \
+        node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+    return isinstance(word, str) and bool(set(name_tokens(word)) & _VALIDITY)
+
+
+def _flagged_rows(value: ast.expr) -> bool:
+    """``raw[raw["Temp_valid"]][["DATE", "Temp_C"]]``: the rows of a table a validity flag keeps."""
+    while isinstance(value, ast.Subscript):
+        if _validity_flag(value.slice):
+            return True
+        value = value.value
+    return False
 
 
 def _line_bindings(tree: ast.Module) -> dict[str, list[tuple[int, ast.expr | None]]]:

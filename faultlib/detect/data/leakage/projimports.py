@@ -15,7 +15,8 @@ is resolved to the file Python would load, looking only inside the project (neve
   (:func:`package_members`; the ``__init__`` alone defines nothing the script calls);
 * relative imports, ``from .helpers import f``, ``from ..utils import f``, ``from . import helpers``: counted from
   the script's own folder;
-* folders a script puts on the import path, ``sys.path.append('..')``, ``sys.path.insert(0, '../lib/src')``
+* folders a script puts on the import path, ``sys.path.append('..')``, ``sys.path.insert(0, '../lib/src')``,
+  ``sys.path += ['../../']``, ``sys.path.extend([...])``
   (string literals, or ``os.path.join`` of literals and of ``os.getcwd()``, the folder it runs in; relative to the script's folder, where it is usually run): the
   same spellings under them; so are folders computed from the script's own file, ``os.path.dirname(
   os.path.abspath(__file__))``, ``Path(__file__).resolve().parents[1] / 'src'`` (:mod:`.syspaths`).
@@ -55,14 +56,11 @@ def path_roots(tree: ast.Module, folder: Path) -> list[Path]:
         return out
     reach = [base, *base.parents][:MAX_UP + 1][-1]
     names: dict[str, ast.expr] | None = None
-    for n in walk_once(tree):
-        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "insert")
-                and ast.unparse(n.func.value) == "sys.path" and n.args):
-            continue
-        text = _literal_path(n.args[-1])
+    for entry in _added_entries(tree):
+        text = _literal_path(entry)
         if text is None:  # os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'src') (syspaths.py)
             names = top_bindings(tree) if names is None else names
-            text = computed_folder(n.args[-1], names)
+            text = computed_folder(entry, names)
         if text is None:
             continue
         cand = Path(os.path.normpath(base / text))  # an absolute text stays itself; ``..`` taken by the letter
@@ -73,6 +71,23 @@ def path_roots(tree: ast.Module, folder: Path) -> list[Path]:
             continue
         if cand.is_dir() and cand not in out:
             out.append(cand)
+    return out
+
+
+def _added_entries(tree: ast.Module) -> list[ast.expr]:
+    """The entries a script adds to ``sys.path``, a plain list: ``sys.path.append(p)``, ``sys.path.insert(0, p)``,
+    and each item of ``sys.path.extend([p, q])`` and ``sys.path += [p, q]``."""
+    out: list[ast.expr] = []
+    for n in walk_once(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.args and \
+                ast.unparse(n.func.value) == "sys.path":
+            if n.func.attr in ("append", "insert"):
+                out.append(n.args[-1])
+            elif n.func.attr == "extend" and isinstance(n.args[0], (ast.List, ast.Tuple)):
+                out.extend(n.args[0].elts)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add) and ast.unparse(n.target) == "sys.path" and \
+                isinstance(n.value, (ast.List, ast.Tuple)):
+            out.extend(n.value.elts)
     return out
 
 

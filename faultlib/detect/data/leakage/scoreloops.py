@@ -119,6 +119,6 @@ def score_choices(tree: ast.AST) -> list[tuple[int, int, int]]:
 
 
 #: for :mod:`.helperloops` (the same tests, on a loop in a helper handed its labels)
-keeps_best, names_in, test_labels = _keeps, _names, _test_labels
+fits_models, keeps_best, names_in, test_labels = _fits_models, _keeps, _names, _test_labels
 
-__all__ = ["keeps_best", "loops_around", "names_in", "score_choices", "test_labels"]
+__all__ = ["fits_models", "keeps_best", "loops_around", "names_in", "score_choices", "test_labels"]

@@ -83,6 +83,7 @@ from faultlib.detect.data.leakage.embeddings import EmbeddingSemantics, in_place
 from faultlib.detect.data.leakage.flags import FlagFeatures, flag_compares
 from faultlib.detect.data.leakage.bestrefits import rescored_parts
 from faultlib.detect.data.leakage.pseudolabels import PseudoLabels
+from faultlib.detect.data.leakage.labelfills import LabelFills
 from faultlib.detect.data.leakage.emptyguards import EmptyInputGuards
 from faultlib.detect.data.leakage.fitswitch import FitSwitches
 from faultlib.detect.data.leakage.moduleflags import ModuleSwitches
@@ -196,6 +197,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
                SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
                FreshTables,
+               LabelFills,
                FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,

@@ -167,12 +167,26 @@ def is_training_part(rows: RowSet | None) -> bool:
         for p in ps)
 
 
+def rejoined_split(stacked: tuple[Rows, ...]) -> Rows | None:
+    """The rows a split divided, when ``stacked`` are its training part then its held-out part (test or
+    validation), in that order and nothing else (the split undone: :mod:`.rowunions`); ``None`` otherwise."""
+    if len(stacked) != 2 or any(not isinstance(p, Rows) or not p.steps for p in stacked):
+        return None
+    first, second = stacked
+    a, b = first.steps[-1], second.steps[-1]
+    if first.root != second.root or first.steps[:-1] != second.steps[:-1] or a.kind != "split" or \
+            b.kind != "split" or a.ident != b.ident or a.part != "train" or b.part not in ("test", "val"):
+        return None
+    return Rows(first.root, first.steps[:-1])
+
+
 def data_rows_child(data: "Data", step: Step) -> Any:
     """``data``'s rows after one more selection ``step`` (each part of a stack), or ``None`` when unknown."""
     if isinstance(data.rows, Rows):
         return data.rows.child(step)
     if isinstance(data.rows, RowUnion):
-        return RowUnion(tuple(p.child(step) for p in data.rows.parts))
+        whole = rejoined_split(data.rows.parts)  # a split's parts stacked back in order: the rows before it
+        return whole.child(step) if whole is not None else RowUnion(tuple(p.child(step) for p in data.rows.parts))
     return None
 
 
