@@ -111,6 +111,8 @@ from faultlib.detect.data.leakage.inherited import InheritedMethods
 from faultlib.detect.data.leakage.cachereturns import CachedResults
 from faultlib.detect.data.leakage.columnitems import ColumnItems
 from faultlib.detect.data.leakage.lambdastats import ClosedOverStatistics
+from faultlib.detect.data.leakage.groupitems import GroupItems
+from faultlib.detect.data.leakage.fittedslots import FittedSlots
 from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
@@ -193,11 +195,11 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                UnlabelledRows, BestItems, KeptNames, GuardedDrops, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
-               SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
+               SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, FittedSlots, LoopKeyedDicts, TestTrainedModels,
                FreshTables,
                FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
-               FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
+               FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, GroupItems, ColumnItems,
                ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
                SplitReach, InheritedMethods, CachedResults, LibraryStores, SaveHelpers, RelabelledMembers, Interpreter):
     """Run the leakage analysis of one module.
@@ -565,6 +567,8 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
         if isinstance(inner, Est) and inner.category == "splitter" or named:
             inner = FoldIter(new_id(), node.lineno, None)  # old scikit-learn: ``for tr, te in KFold(n, k)``
         if not isinstance(inner, FoldIter):
+            if self._group_items(source, node, frame):  # for key, part in table.groupby(k) (groupitems.py)
+                return True
             item = self._row_items(source, node, frame) if isinstance(node.target, ast.Name) else None
             if item is None:
                 return self._column_items(node, frame)  # for col, values in table.items() (columnitems.py)
