@@ -63,3 +63,81 @@ def test_per_band_calibrators_fitted_on_a_calibration_part_stay_silent(tmp_path)
         calibration_part="X_fit, X_cal, y_fit, y_cal = train_test_split(X_fit, y_fit, test_size=0.25, random_state=0)",
         cal_x="X_cal", cal_y="y_cal"))
     assert alarms(path) == []
+
+
+# ---------------------------------------------------------------- a search's choice typed in by another script
+
+LOADER = """\
+    import pickle
+    from surprise import Dataset, Reader
+    from surprise.model_selection import cross_validate
+
+
+    def read_stars():
+        return Dataset.load_from_file('stars.csv', reader=Reader(line_format='user item rating', sep=','))
+
+
+    def save_model(name, algo):
+        with open(name + '.pkl', 'wb') as f:
+            pickle.dump(algo, f)
+
+
+    def load_model(name):
+        with open(name + '.pkl', 'rb') as f:
+            return pickle.load(f)
+
+
+    def folds_report(algo, data, folds=5):
+        return cross_validate(algo, data, measures=['rmse'], cv=folds)
+"""
+
+SEARCH = """\
+    from surprise import SVD
+    from surprise.model_selection import GridSearchCV
+    from stars_io import read_stars
+
+    data = read_stars()
+    grid = {'n_factors': [8, 16, 32], 'lr_all': [0.002, 0.005]}
+    finder = GridSearchCV(SVD, grid, measures=['rmse'], cv=5)
+    finder.fit(data)
+    print(finder.best_params['rmse'])
+"""
+
+TRAIN = """\
+    from surprise import SVD
+    from stars_io import read_stars, save_model
+
+    data = read_stars()
+    algo = SVD({args})
+    algo.fit(data.build_full_trainset())
+    save_model('svd_model', algo)
+"""
+
+EVALUATE = """\
+    from stars_io import folds_report, load_model, read_stars
+
+    data = read_stars()
+    {body}
+"""
+
+
+def _project(tmp_path, args: str, body: str):
+    write(tmp_path, "stars_io.py", LOADER)
+    write(tmp_path, "train_svd.py", TRAIN.format(args=args))
+    write(tmp_path, "evaluate_svd.py", EVALUATE.format(body=body))
+    return write(tmp_path, "search_svd.py", SEARCH)
+
+
+def test_a_search_whose_choice_another_script_types_in_and_cross_validates_is_reported_at_its_fit(tmp_path):
+    path = _project(tmp_path, "n_factors=16, lr_all=0.005", "print(folds_report(load_model('svd_model'), data))")
+    assert alarms(path) == [("trained_on_test", line_of(path, "finder.fit("))]
+
+
+def test_a_typed_in_model_left_at_defaults_or_scored_on_a_held_out_split_stays_silent(tmp_path):
+    defaults = _project(tmp_path / "a", "", "print(folds_report(load_model('svd_model'), data))")
+    assert alarms(defaults) == []
+    held_out = _project(tmp_path / "b", "n_factors=16", "from surprise import accuracy\n"
+                        "    from surprise.model_selection import train_test_split\n"
+                        "    fit_set, held = train_test_split(data, test_size=0.2)\n"
+                        "    print(accuracy.rmse(load_model('svd_model').test(held)))")
+    assert alarms(held_out) == []
