@@ -141,3 +141,52 @@ def test_a_typed_in_model_left_at_defaults_or_scored_on_a_held_out_split_stays_s
                         "    fit_set, held = train_test_split(data, test_size=0.2)\n"
                         "    print(accuracy.rmse(load_model('svd_model').test(held)))")
     assert alarms(held_out) == []
+
+
+# ---------------------------------------------------------------- hand-written weights of evidence before the CV
+
+WOE = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_score, train_test_split
+
+    loans = pd.read_csv('loans.csv')
+    fit_part, test_part = train_test_split(loans, test_size=0.25, random_state=1)
+    binned = ['salary_band', 'tenure_band']
+    kinds = ['sector', 'city', 'channel', 'housing', 'marital', 'education', 'car', 'phone', 'email', 'contract']
+    band_tabs = []
+    for name in binned:
+        band_tabs.append(pd.crosstab(fit_part[name], fit_part['bad']))
+    kind_tabs = []
+    for name in kinds:
+        kind_tabs.append(pd.crosstab(fit_part[name], fit_part['bad']))
+    weights = {{}}
+    for tab in band_tabs + kind_tabs:
+        share_good, share_bad = tab[0] / tab[0].sum(), tab[1] / tab[1].sum()
+        weights[tab.index.name] = np.log(share_good / share_bad).to_dict()
+
+
+    def encoded(rows):
+        out = rows[binned + kinds].copy()
+        for name in out.columns:
+            out[name] = out[name].map(weights[name])
+        return out
+
+
+    {score}
+"""
+
+
+def test_weights_of_evidence_from_crosstabs_of_every_training_row_before_their_cv_are_fits_outside_it(tmp_path):
+    path = write(tmp_path, "scorecard.py", WOE.format(
+        score="print(cross_val_score(LogisticRegression(), encoded(fit_part), fit_part['bad'], cv=5).mean())"))
+    assert alarms(path) == [("fit_outside_cv", line_of(path, t)) for t in (
+        "band_tabs.append(", "kind_tabs.append(")]
+
+
+def test_weights_of_evidence_from_the_training_part_scored_on_the_test_part_stay_silent(tmp_path):
+    path = write(tmp_path, "scorecard.py", WOE.format(
+        score="model = LogisticRegression().fit(encoded(fit_part), fit_part['bad'])\n"
+              "    print(model.score(encoded(test_part), test_part['bad']))"))
+    assert alarms(path) == []

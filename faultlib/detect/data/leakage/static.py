@@ -40,7 +40,13 @@ from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_li
 from faultlib.detect.data.leakage.dateslices import period_keys
 from faultlib.detect.data.leakage.dynglobals import DynamicGlobals
 from faultlib.detect.data.leakage.generators import is_generator
-from faultlib.detect.data.leakage.params import column_names, frame_loop_names, parameter_bindings, reaches_columns
+from faultlib.detect.data.leakage.params import (
+    column_names,
+    frame_loop_names,
+    parameter_bindings,
+    reaches_columns,
+    string_loop_names,
+)
 from faultlib.detect.data.leakage.returnednames import returned_name_bindings
 from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.countkeys import CountKeys
@@ -269,7 +275,8 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
         self._window_lines: set[int] = set()  # the lines where such a window was cut: its rows carry a step there
         self._periods = period_keys(tree)  # X['2018'] beside X[:'2017']: the rows of a period (dateslices.py)
         self._column_names = column_names(self._bindings, parameter_bindings(tree)) | frame_loop_names(
-            tree, self._bindings)  # also via a helper's parameters; for col in table: its column labels
+            tree, self._bindings) | string_loop_names(tree, self._bindings)  # also via a helper's parameters; for
+        # col in table: its column labels; for col in ['age', ...]: a label (params.py)
         handed = returned_name_bindings(tree)  # num_cols, cat_cols = feature_types(df)
         if handed:
             merged = {k: [*self._bindings.get(k, ()), *handed.get(k, ())] for k in {*self._bindings, *handed}}
@@ -571,6 +578,8 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                 return True
             item = self._row_items(source, node, frame) if isinstance(node.target, ast.Name) else None
             if item is None:
+                if self._statistic_items(source, node, frame):  # for ct in tables: appended statistics (statlists.py)
+                    return True
                 return self._column_items(node, frame)  # for col, values in table.items() (columnitems.py)
             self._run_row_loop(node, item, frame)  # for text in table['msg']: one row a pass (loopitems.py)
             return True
