@@ -174,8 +174,7 @@ def _note_resubstitution(path: str, report) -> None:
                                for n in ast.walk(tree)):
         return
     found = resubstituted(str(path), tree, repo_files(path))
-    if found is None or any(f.kind == "trained_on_test" and f.location.get("line") == found.line
-                            and f.location.get("file", str(path)) == str(path) for f in report.findings):
+    if found is None or _reported_at(report, path, found.line, ("trained_on_test",)):
         return
     report.findings.append(Finding(
         "leakage", Severity.WARNING,
@@ -184,6 +183,12 @@ def _note_resubstitution(path: str, report) -> None:
         "training rows, not a held-out estimate. Fix: split the table once, train on the training part and score "
         "the held-out part here", {"file": str(path), "line": found.line},
         {"model_file": found.model_file, "trained_by": found.trainer, "table": found.table}, kind="trained_on_test"))
+
+
+def _reported_at(report, path: str, line: int, kinds: tuple[str, ...]) -> bool:
+    """A finding of one of ``kinds`` already stands at ``line`` of ``path``."""
+    return any(f.kind in kinds and f.location.get("line") == line and f.location.get("file", str(path)) == str(path)
+               for f in report.findings)
 
 
 def _note_search_handoff(path: str, report) -> None:
@@ -200,17 +205,17 @@ def _note_search_handoff(path: str, report) -> None:
     if tree is None or "SearchCV" not in ast_names(tree):
         return
     found = searched_then_rescored(str(path), tree, repo_root(path))
-    if found is None or any(f.kind in ("trained_on_test", "tuned_on_test") and f.location.get("line") == found.line
-                            and f.location.get("file", str(path)) == str(path) for f in report.findings):
+    if found is None or _reported_at(report, path, found[0], ("trained_on_test", "tuned_on_test")):
         return
+    line, searched, typed_in, rescored_by = found
     report.findings.append(Finding(
         "leakage", Severity.WARNING,
-        f"the search over every row of the data chooses {found.searched}'s hyperparameters here; "
-        f"{Path(found.typed_in).name} types the chosen values in and {Path(found.rescored_by).name} cross-validates "
+        f"the search over every row of the data chooses {searched}'s hyperparameters here; "
+        f"{Path(typed_in).name} types the chosen values in and {Path(rescored_by).name} cross-validates "
         "that model on the same data: the reported folds are among those that chose it, so the score is optimistic. "
         "Fix: cross-validate the search itself (nested cross-validation) or score the choice on rows held out "
-        "before the search", {"file": str(path), "line": found.line},
-        {"searched": found.searched, "typed_in": found.typed_in, "rescored_by": found.rescored_by},
+        "before the search", {"file": str(path), "line": line},
+        {"searched": searched, "typed_in": typed_in, "rescored_by": rescored_by},
         kind="trained_on_test"))
 
 

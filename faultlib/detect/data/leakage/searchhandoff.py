@@ -37,27 +37,16 @@ in hyperparameters the grid kept fixed elsewhere, and a search whose script hold
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from pathlib import Path
 
 from faultlib.detect.data.leakage.modelfiles import _cuts_rows, _name
 from faultlib.detect.data.leakage.rescored import RESCORES
 from faultlib.pyflow.walk import walk_once
 
-__all__ = ["SearchHandoff", "searched_then_rescored"]
+__all__ = ["searched_then_rescored"]
 
 #: searches that choose hyperparameters by cross-validating the rows they are fitted on (scikit-learn, surprise)
 _SEARCHES = frozenset({"GridSearchCV", "RandomizedSearchCV"})
-
-
-@dataclass(frozen=True)
-class SearchHandoff:
-    """The search's fit line, the searched class, the script typing its choice in and the one re-scoring it."""
-
-    line: int
-    searched: str
-    typed_in: str
-    rescored_by: str
 
 
 def _bound_calls(tree: ast.AST) -> dict[str, ast.expr]:
@@ -148,9 +137,10 @@ def _rescores(tree: ast.AST, loader: str, functions: dict[str, ast.FunctionDef])
     return False
 
 
-def searched_then_rescored(path: str, tree: ast.AST, root: Path) -> SearchHandoff | None:
-    """The search of the script at ``path`` whose choice other scripts of the project under ``root`` type in and
-    cross-validate on the searched data (see the module docstring)."""
+def searched_then_rescored(path: str, tree: ast.AST, root: Path) -> tuple[int, str, str, str] | None:
+    """``(line of the search's fit, searched class, script typing the choice in, script re-scoring it)`` for the
+    search of the script at ``path`` whose choice other scripts of the project under ``root`` type in and
+    cross-validate on the searched data (see the module docstring); ``None`` when there is none."""
     from faultlib.detect.data.leakage.reposcripts import project_scripts, script_tree
 
     found = _search(tree)
@@ -169,5 +159,5 @@ def searched_then_rescored(path: str, tree: ast.AST, root: Path) -> SearchHandof
             if scorer != typer and not (saved & _handed_names(scoring, ("load",))):
                 continue
             if not _cuts_rows(scoring) and _rescores(scoring, loader, functions):
-                return SearchHandoff(line, searched, str(typer), str(scorer))
+                return line, searched, str(typer), str(scorer)
     return None
