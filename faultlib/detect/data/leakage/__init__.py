@@ -122,6 +122,7 @@ def analyze_file(path: str, *, alone: bool = False):
             _note_left_out(report, path, members)
             _hand_on(path, members, report, smap)
             _note_resubstitution(path, report)
+            _note_search_handoff(path, report)
             return report, smap
         source, smap = kedro if kedro is not None else ("\n".join(clean_lines(source.split("\n"))), smap)
     elif Path(path).is_dir() and not Path(path).is_symlink():
@@ -142,6 +143,7 @@ def analyze_file(path: str, *, alone: bool = False):
         _note_unassigned(report, path, alone)
         if not alone:
             _note_resubstitution(path, report)
+            _note_search_handoff(path, report)
     if not alone:  # a notebook hands its rows on too (nbfiles.py)
         _hand_on(path, [Path(path)], report, smap)
     return report, smap
@@ -172,8 +174,7 @@ def _note_resubstitution(path: str, report) -> None:
                                for n in ast.walk(tree)):
         return
     found = resubstituted(str(path), tree, repo_files(path))
-    if found is None or any(f.kind == "trained_on_test" and f.location.get("line") == found.line
-                            and f.location.get("file", str(path)) == str(path) for f in report.findings):
+    if found is None or _reported_at(report, path, found.line, ("trained_on_test",)):
         return
     report.findings.append(Finding(
         "leakage", Severity.WARNING,
@@ -182,6 +183,48 @@ def _note_resubstitution(path: str, report) -> None:
         "training rows, not a held-out estimate. Fix: split the table once, train on the training part and score "
         "the held-out part here", {"file": str(path), "line": found.line},
         {"model_file": found.model_file, "trained_by": found.trainer, "table": found.table}, kind="trained_on_test"))
+
+
+def _reported_at(report, path: str, line: int, kinds: tuple[str, ...]) -> bool:
+    """A finding of one of ``kinds`` already stands at ``line`` of ``path``."""
+    return any(f.kind in kinds and f.location.get("line") == line and f.location.get("file", str(path)) == str(path)
+               for f in report.findings)
+
+
+def _note_search_handoff(path: str, report) -> None:
+    """``trained_on_test`` at a search over every row whose choice other scripts of the project type in and
+    cross-validate on the same data (:mod:`.searchhandoff`)."""
+    from pathlib import Path
+
+    from faultlib.detect.data.leakage.repofiles import repo_root
+    from faultlib.detect.data.leakage.reposcripts import script_tree
+    from faultlib.detect.data.leakage.searchhandoff import searched_then_rescored
+    from faultlib.findings import Finding, Severity
+
+    tree = script_tree(Path(path))
+    if tree is None or "SearchCV" not in ast_names(tree):
+        return
+    found = searched_then_rescored(str(path), tree, repo_root(path))
+    if found is None or _reported_at(report, path, found[0], ("trained_on_test", "tuned_on_test")):
+        return
+    line, searched, typed_in, rescored_by = found
+    report.findings.append(Finding(
+        "leakage", Severity.WARNING,
+        f"the search over every row of the data chooses {searched}'s hyperparameters here; "
+        f"{Path(typed_in).name} types the chosen values in and {Path(rescored_by).name} cross-validates "
+        "that model on the same data: the reported folds are among those that chose it, so the score is optimistic. "
+        "Fix: cross-validate the search itself (nested cross-validation) or score the choice on rows held out "
+        "before the search", {"file": str(path), "line": line},
+        {"searched": searched, "typed_in": typed_in, "rescored_by": rescored_by},
+        kind="trained_on_test"))
+
+
+def ast_names(tree) -> str:
+    """The names the script calls, joined (a cheap test before the project is read)."""
+    import ast
+
+    return " ".join(n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
+                    for n in ast.walk(tree) if isinstance(n, ast.Call))
 
 
 def _note_left_out(report, path: str, members: list) -> None:

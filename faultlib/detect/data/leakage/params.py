@@ -126,6 +126,29 @@ def frame_loop_names(tree: ast.Module, bindings: dict[str, list[ast.expr]]) -> s
     return out
 
 
+def string_loop_names(tree: ast.Module, bindings: dict[str, list[ast.expr]]) -> set[str]:
+    """Loop variables of ``for col in ['age', 'income', ...]:`` (a literal list or tuple of strings, or a name every
+    binding of which is one): ``table[col]`` then picks a column by its label (pandas API, "Indexing and selecting
+    data": ``df['label']`` selects a column), never rows by a mask. A list longer than the interpreter unrolls
+    (``cat_var`` of twelve feature names, wave 88) leaves ``col`` an unknown value, read as a possible mask
+    otherwise. Names are module-wide: a name any other binding gives another value (``for col in tqdm(cols)``,
+    ``col = pick(...)``) is left alone."""
+    def strings(expr: ast.expr) -> bool:
+        if isinstance(expr, ast.Name):
+            held = bindings.get(expr.id, [])
+            return bool(held) and all(isinstance(e, (ast.List, ast.Tuple)) and _string_items(e) for e in held)
+        return isinstance(expr, (ast.List, ast.Tuple)) and _string_items(expr)
+
+    loops = [n for n in walk_once(tree) if isinstance(n, (ast.For, ast.comprehension))
+             and isinstance(n.target, ast.Name) and strings(n.iter)]
+    return {n.target.id for n in loops  # type: ignore[union-attr]
+            if all(strings(e) for e in bindings.get(n.target.id, [n.iter]))}  # type: ignore[union-attr]
+
+
+def _string_items(expr: ast.List | ast.Tuple) -> bool:
+    return bool(expr.elts) and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in expr.elts)
+
+
 def _array_binding(expr: ast.expr) -> bool:
     """``np.array(...)``, ``X.values``, ``X.to_numpy()``, ``scaler.fit_transform(X)``: plainly an array."""
     return any(isinstance(n, ast.Attribute) and n.attr in ("values", "to_numpy", "array", "asarray", "fit_transform",
@@ -139,4 +162,4 @@ def reaches_columns(index: ast.expr, names: set[str]) -> bool:
                for n in ast.walk(index))
 
 
-__all__ = ["column_names", "frame_loop_names", "parameter_bindings", "reaches_columns"]
+__all__ = ["column_names", "frame_loop_names", "parameter_bindings", "reaches_columns", "string_loop_names"]

@@ -40,7 +40,13 @@ from faultlib.detect.data.leakage.blocks import BlockUnpacking, Blocks, empty_li
 from faultlib.detect.data.leakage.dateslices import period_keys
 from faultlib.detect.data.leakage.dynglobals import DynamicGlobals
 from faultlib.detect.data.leakage.generators import is_generator
-from faultlib.detect.data.leakage.params import column_names, frame_loop_names, parameter_bindings, reaches_columns
+from faultlib.detect.data.leakage.params import (
+    column_names,
+    frame_loop_names,
+    parameter_bindings,
+    reaches_columns,
+    string_loop_names,
+)
 from faultlib.detect.data.leakage.returnednames import returned_name_bindings
 from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.countkeys import CountKeys
@@ -113,6 +119,8 @@ from faultlib.detect.data.leakage.inherited import InheritedMethods
 from faultlib.detect.data.leakage.cachereturns import CachedResults
 from faultlib.detect.data.leakage.columnitems import ColumnItems
 from faultlib.detect.data.leakage.lambdastats import ClosedOverStatistics
+from faultlib.detect.data.leakage.groupitems import GroupItems
+from faultlib.detect.data.leakage.fittedslots import FittedSlots
 from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
@@ -195,12 +203,12 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                UnlabelledRows, BestItems, KeptNames, GuardedDrops, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
-               SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, LoopKeyedDicts, TestTrainedModels,
+               SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, FittedSlots, LoopKeyedDicts, TestTrainedModels,
                FreshTables,
                LabelFills,
                FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
-               FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, ColumnItems,
+               FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, GroupItems, ColumnItems,
                ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
                SplitReach, InheritedMethods, CachedResults, LibraryStores, SaveHelpers, RelabelledMembers, Interpreter):
     """Run the leakage analysis of one module.
@@ -270,7 +278,8 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
         self._window_lines: set[int] = set()  # the lines where such a window was cut: its rows carry a step there
         self._periods = period_keys(tree)  # X['2018'] beside X[:'2017']: the rows of a period (dateslices.py)
         self._column_names = column_names(self._bindings, parameter_bindings(tree)) | frame_loop_names(
-            tree, self._bindings)  # also via a helper's parameters; for col in table: its column labels
+            tree, self._bindings) | string_loop_names(tree, self._bindings)  # also via a helper's parameters; for
+        # col in table: its column labels; for col in ['age', ...]: a label (params.py)
         handed = returned_name_bindings(tree)  # num_cols, cat_cols = feature_types(df)
         if handed:
             merged = {k: [*self._bindings.get(k, ()), *handed.get(k, ())] for k in {*self._bindings, *handed}}
@@ -569,8 +578,12 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
         if isinstance(inner, Est) and inner.category == "splitter" or named:
             inner = FoldIter(new_id(), node.lineno, None)  # old scikit-learn: ``for tr, te in KFold(n, k)``
         if not isinstance(inner, FoldIter):
+            if self._group_items(source, node, frame):  # for key, part in table.groupby(k) (groupitems.py)
+                return True
             item = self._row_items(source, node, frame) if isinstance(node.target, ast.Name) else None
             if item is None:
+                if self._statistic_items(source, node, frame):  # for ct in tables: appended statistics (statlists.py)
+                    return True
                 return self._column_items(node, frame)  # for col, values in table.items() (columnitems.py)
             self._run_row_loop(node, item, frame)  # for text in table['msg']: one row a pass (loopitems.py)
             return True

@@ -20,7 +20,8 @@ value and the relabelling it drives looked like a constant (issue 17 wave 87: a 
 categories, counted over train and test stacked). So appending (or extending with) a value that holds only a
 statistic -- no rows, some fit (:class:`~faultlib.detect.data.leakage.values.Data` with ``rows`` ``None``) -- to
 a list that holds nothing else yet makes the list a vector of statistics, as ``df.mean()`` is a series of them:
-any item, slice or iteration of it carries every appended fit. A list held in a dict under a constant key
+any item, slice or iteration of it carries every appended fit (``for ct in tables:`` over contingency tables of
+the target appended one per column, each turned into weights of evidence: wave 88, a credit scorecard). A list held in a dict under a constant key
 (``fences["low"]``) is updated in the dict.
 
 A list that already holds other things (column names, row blocks: :mod:`.frames`, :mod:`.blocks`) keeps its own
@@ -50,6 +51,13 @@ def statistic(value: Any) -> bool:
         chooses(f) for f in value.taints)
 
 
+def _named_lists(expr: ast.expr) -> bool:
+    """``tables`` or ``num_tabs + cat_tabs``: names of lists, or their concatenation."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        return _named_lists(expr.left) and _named_lists(expr.right)
+    return isinstance(expr, ast.Name)
+
+
 def _only_statistics(held: Any) -> bool:
     """A list that holds nothing yet, or only statistics."""
     if isinstance(held, Tup):
@@ -67,6 +75,17 @@ class StatisticLists:
                 self._keep_statistics(node.func.value, receiver, args[0], frame):
             return UNKNOWN
         return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
+
+    def _statistic_items(self, source: Any, node: ast.For, frame: Any) -> bool:
+        """``for table in tables:`` over a name holding only statistics (a list built by appending them,
+        ``tables.append(pd.crosstab(...))``, or such lists joined by ``+``): each item is one of them, so the
+        loop variable carries every appended fit (the body runs once, as for any loop). Returns whether the loop was
+        run so."""
+        if not (statistic(source) and isinstance(node.target, ast.Name) and _named_lists(node.iter)):
+            return False
+        self._bind(node.target, source, frame, node.lineno)  # type: ignore[attr-defined]
+        self._block(node.body, frame)  # type: ignore[attr-defined]
+        return True
 
     def _keep_statistics(self, place: ast.expr, held: Any, added: Data, frame: Any) -> bool:
         """Rebind the list at ``place`` (a name, or a name's constant key) to the statistics it now holds."""
