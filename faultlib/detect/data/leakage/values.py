@@ -185,7 +185,10 @@ def data_rows_child(data: "Data", step: Step) -> Any:
     if isinstance(data.rows, Rows):
         return data.rows.child(step)
     if isinstance(data.rows, RowUnion):
-        whole = rejoined_split(data.rows.parts)  # a split's parts stacked back in order: the rows before it
+        # a split's parts stacked back in order are the rows before it (a new split, fold, slice or index array of
+        # the series); a mask of the label or a random draw keeps rows of each part, the held-out part's among them
+        by_rows = step.kind == "filter" and step.part in ("class", "sample")
+        whole = None if by_rows else rejoined_split(data.rows.parts)
         return whole.child(step) if whole is not None else RowUnion(tuple(p.child(step) for p in data.rows.parts))
     return None
 
