@@ -280,16 +280,23 @@ def _guards(stmts: list[ast.stmt], call: ast.AST) -> list[tuple[ast.expr, bool]]
     """The ``if`` tests around ``call`` in ``stmts`` (outermost first), each with whether ``call`` is in its body;
     inside the statement that holds it, the operands of ``and``/``or`` and the tests of conditional expressions that
     must come out one way for it to run (:func:`_expression_guards`)."""
+    return _guards_within(stmts, call, enclosing(stmts, call))
+
+
+def _guards_within(stmts: list[ast.stmt], call: ast.AST, above: set[int]) -> list[tuple[ast.expr, bool]]:
+    """:func:`_guards`, ``above`` the ids of ``call`` and of the nodes that hold it (:func:`enclosing`): whether a
+    statement holds the call is a set lookup, not a walk of the statement at each level of nesting."""
     for stmt in stmts:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not _contains(stmt, call):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or id(stmt) not in above:
             continue
-        if isinstance(stmt, ast.If) and not _contains(stmt.test, call):
-            in_body = any(_contains(s, call) for s in stmt.body)
-            return [(stmt.test, in_body), *_guards(stmt.body if in_body else stmt.orelse, call)]
+        if isinstance(stmt, ast.If) and id(stmt.test) not in above:
+            in_body = any(id(s) in above for s in stmt.body)
+            return [(stmt.test, in_body), *_guards_within(stmt.body if in_body else stmt.orelse, call, above)]
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             inner = getattr(stmt, field, None) or []
             for part in inner:
-                found = _guards(part.body if isinstance(part, (ast.ExceptHandler, ast.match_case)) else [part], call)
+                found = _guards_within(part.body if isinstance(part, (ast.ExceptHandler, ast.match_case)) else [part],
+                                       call, above)
                 if found:
                     return found
         return _expression_guards(stmt, call)
@@ -320,16 +327,26 @@ def _expression_guards(node: ast.AST, call: ast.AST) -> list[tuple[ast.expr, boo
     return []
 
 
-def _contains(node: ast.AST, call: ast.AST) -> bool:
-    """Whether ``call`` is ``node`` or under it (depth first, stopping at it: no list of the whole subtree)."""
-    todo = [node]
-    pop, extend = todo.pop, todo.extend
+def enclosing(stmts: list[ast.AST], call: ast.AST) -> set[int]:
+    """The ids of ``call`` and of every node above it under ``stmts`` (the statements themselves included), found in
+    one walk that stops at ``call``; empty when ``call`` is not under them. A node holds ``call`` exactly when its id
+    is in the set (a tree parsed by :mod:`ast` gives each node one parent; the shared context and operator nodes
+    hold nothing)."""
+    parents: dict[int, ast.AST] = {}
+    todo = list(stmts)
+    pop = todo.pop
     while todo:
-        found = pop()
-        if found is call:
-            return True
-        extend(children(found))
-    return False
+        node = pop()
+        if node is call:
+            above = set()
+            while node is not None:
+                above.add(id(node))
+                node = parents.get(id(node))
+            return above
+        for child in children(node):
+            parents[id(child)] = node
+            todo.append(child)
+    return set()
 
 
 def _parameter_test(test: ast.expr, subject):
