@@ -104,3 +104,19 @@ def test_signal_registrations_are_listed_once_per_index():
     assert [(s.attr, [ast.unparse(r) for r in refs], caller.qualname) for s, refs, caller in listed] == [
         ("on_startup", ["open_store"], "make"), ("on_cleanup", ["close_store"], "make")]
     assert signal_hooks._registrations(index) is listed
+
+
+def test_families_of_a_type_are_those_whose_owns_says_so_in_order():
+    from dataclasses import replace
+
+    from faultlib.detect.serving.blocking.vocab import Merged, vocabulary
+
+    merged = vocabulary()
+    fresh = Merged(merged.calls, merged.families, merged.returns, merged.plugins, merged.failed)
+    names = sorted({t for f in merged.families for t in f.types} | {n.rpartition(".")[0] for n in merged.calls})
+    names += [n + ".Client.sub" for n in names[::7]] + [n[:-1] for n in names[::5]] + ["", "x", "zz.top", "_a.b"]
+    for name in names:
+        assert fresh._families_of(name) == [f for f in merged.families if f.owns(name)], name
+    odd = replace(merged.families[0], types=("",), prefix=True, package=False, suffix=())  # owns every name
+    widened = Merged(merged.calls, (*merged.families[:3], odd), merged.returns, merged.plugins, merged.failed)
+    assert widened._families_of("anything.at.all")[-1] is odd and widened._families_of("")[-1] is odd
