@@ -120,3 +120,13 @@ def test_families_of_a_type_are_those_whose_owns_says_so_in_order():
     odd = replace(merged.families[0], types=("",), prefix=True, package=False, suffix=())  # owns every name
     widened = Merged(merged.calls, (*merged.families[:3], odd), merged.returns, merged.plugins, merged.failed)
     assert widened._families_of("anything.at.all")[-1] is odd and widened._families_of("")[-1] is odd
+
+
+def test_an_analysis_asks_the_guards_of_a_call_once():
+    module = build_module("svc", "svc.py", HANDLER, ast.parse(HANDLER))
+    body = module.functions["handle"].node.body
+    call = next(c for stmt in body for c in ast.walk(stmt) if isinstance(c, ast.Call) and c.func.id == "log")
+    per_analysis = branches.Branches(Index({"svc": module}))
+    first = per_analysis.guards(body, call)
+    assert first == branches._guards(body, call) and len(first) == 2
+    assert per_analysis.guards(body, call) is first

@@ -66,8 +66,18 @@ class Branches:
         self._values: dict[tuple[int, str], list | None] = {}
         self._as_values: tuple[set[str], set[str]] | None = None
         self._as_classes: set[str] | None = None
-        self.types = TypeBranches(index, reached, _guards, self.used_as_value) if reached is not None else None
-        self.flags = ReceiverFlags(index, _guards, self._never)
+        self._guards_memo: dict[tuple[int, int], list[tuple[ast.expr, bool]]] = {}
+        self.types = TypeBranches(index, reached, self.guards, self.used_as_value) if reached is not None else None
+        self.flags = ReceiverFlags(index, self.guards, self._never)
+
+    def guards(self, stmts: list[ast.stmt], call: ast.AST) -> list[tuple[ast.expr, bool]]:
+        """:func:`_guards`, memoised per analysis (the trees live as long as this object): a call is asked about by
+        the constant, ``isinstance`` and flag tests and again for every path through it."""
+        key = (id(stmts), id(call))
+        found = self._guards_memo.get(key)
+        if found is None:
+            found = self._guards_memo[key] = _guards(stmts, call)
+        return found
 
     def never_taken(self, call: ast.AST, func: Func) -> bool:
         """Whether ``call`` in ``func`` sits in a branch of an ``if`` no caller of ``func`` takes (a constant's
@@ -78,7 +88,7 @@ class Branches:
             return True
         if func.parent is not None:
             return False
-        return any(self._never(func, test, in_body) for test, in_body in _guards(func.node.body, call))
+        return any(self._never(func, test, in_body) for test, in_body in self.guards(func.node.body, call))
 
     def _never(self, func: Func, test: ast.expr, in_body: bool, flags: dict[str, set] | None = None,
                given=None) -> bool:
@@ -132,7 +142,8 @@ class Branches:
                 or self._called_otherwise(func)):
             return False  # other calls, which no path shows, may pass anything
         given = lambda param: self._on_path(path, k, param)  # noqa: E731
-        return any(self._never(func, test, in_body, given=given) for test, in_body in _guards(func.node.body, call))
+        return any(self._never(func, test, in_body, given=given) for test, in_body in self.guards(func.node.body,
+                                                                                                  call))
 
     def _on_path(self, path, k: int, param: str) -> list | None:
         """The values step ``k``'s function receives for ``param`` from the call on step ``k - 1``'s line."""
