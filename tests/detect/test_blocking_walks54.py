@@ -47,7 +47,7 @@ def test_enclosing_holds_exactly_the_nodes_whose_walk_meets_the_call():
         assert call in nodes and id(call) in above
         for node in nodes:
             if not isinstance(node, (ast.expr_context, ast.operator, ast.cmpop, ast.boolop, ast.unaryop)):
-                assert (id(node) in above) == _old_contains(node, call), (ast.dump(call), ast.dump(node))
+                assert (id(node) in above) == _old_contains(node, call), f"{ast.dump(call)} under {ast.dump(node)}"
     assert branches.enclosing(body, ast.parse("f()").body[0].value) == set()  # a call of another tree
 
 
