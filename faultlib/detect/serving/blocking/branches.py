@@ -66,8 +66,18 @@ class Branches:
         self._values: dict[tuple[int, str], list | None] = {}
         self._as_values: tuple[set[str], set[str]] | None = None
         self._as_classes: set[str] | None = None
-        self.types = TypeBranches(index, reached, _guards, self.used_as_value) if reached is not None else None
-        self.flags = ReceiverFlags(index, _guards, self._never)
+        self._guards_memo: dict[tuple[int, int], list[tuple[ast.expr, bool]]] = {}
+        self.types = TypeBranches(index, reached, self.guards, self.used_as_value) if reached is not None else None
+        self.flags = ReceiverFlags(index, self.guards, self._never)
+
+    def guards(self, stmts: list[ast.stmt], call: ast.AST) -> list[tuple[ast.expr, bool]]:
+        """:func:`_guards`, memoised per analysis (the trees live as long as this object): a call is asked about by
+        the constant, ``isinstance`` and flag tests and again for every path through it."""
+        key = (id(stmts), id(call))
+        found = self._guards_memo.get(key)
+        if found is None:
+            found = self._guards_memo[key] = _guards(stmts, call)
+        return found
 
     def never_taken(self, call: ast.AST, func: Func) -> bool:
         """Whether ``call`` in ``func`` sits in a branch of an ``if`` no caller of ``func`` takes (a constant's
@@ -78,7 +88,7 @@ class Branches:
             return True
         if func.parent is not None:
             return False
-        return any(self._never(func, test, in_body) for test, in_body in _guards(func.node.body, call))
+        return any(self._never(func, test, in_body) for test, in_body in self.guards(func.node.body, call))
 
     def _never(self, func: Func, test: ast.expr, in_body: bool, flags: dict[str, set] | None = None,
                given=None) -> bool:
@@ -132,7 +142,8 @@ class Branches:
                 or self._called_otherwise(func)):
             return False  # other calls, which no path shows, may pass anything
         given = lambda param: self._on_path(path, k, param)  # noqa: E731
-        return any(self._never(func, test, in_body, given=given) for test, in_body in _guards(func.node.body, call))
+        return any(self._never(func, test, in_body, given=given) for test, in_body in self.guards(func.node.body,
+                                                                                                  call))
 
     def _on_path(self, path, k: int, param: str) -> list | None:
         """The values step ``k``'s function receives for ``param`` from the call on step ``k - 1``'s line."""
@@ -280,16 +291,23 @@ def _guards(stmts: list[ast.stmt], call: ast.AST) -> list[tuple[ast.expr, bool]]
     """The ``if`` tests around ``call`` in ``stmts`` (outermost first), each with whether ``call`` is in its body;
     inside the statement that holds it, the operands of ``and``/``or`` and the tests of conditional expressions that
     must come out one way for it to run (:func:`_expression_guards`)."""
+    return _guards_within(stmts, call, enclosing(stmts, call))
+
+
+def _guards_within(stmts: list[ast.stmt], call: ast.AST, above: set[int]) -> list[tuple[ast.expr, bool]]:
+    """:func:`_guards`, ``above`` the ids of ``call`` and of the nodes that hold it (:func:`enclosing`): whether a
+    statement holds the call is a set lookup, not a walk of the statement at each level of nesting."""
     for stmt in stmts:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not _contains(stmt, call):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or id(stmt) not in above:
             continue
-        if isinstance(stmt, ast.If) and not _contains(stmt.test, call):
-            in_body = any(_contains(s, call) for s in stmt.body)
-            return [(stmt.test, in_body), *_guards(stmt.body if in_body else stmt.orelse, call)]
+        if isinstance(stmt, ast.If) and id(stmt.test) not in above:
+            in_body = any(id(s) in above for s in stmt.body)
+            return [(stmt.test, in_body), *_guards_within(stmt.body if in_body else stmt.orelse, call, above)]
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             inner = getattr(stmt, field, None) or []
             for part in inner:
-                found = _guards(part.body if isinstance(part, (ast.ExceptHandler, ast.match_case)) else [part], call)
+                found = _guards_within(part.body if isinstance(part, (ast.ExceptHandler, ast.match_case)) else [part],
+                                       call, above)
                 if found:
                     return found
         return _expression_guards(stmt, call)
@@ -320,16 +338,26 @@ def _expression_guards(node: ast.AST, call: ast.AST) -> list[tuple[ast.expr, boo
     return []
 
 
-def _contains(node: ast.AST, call: ast.AST) -> bool:
-    """Whether ``call`` is ``node`` or under it (depth first, stopping at it: no list of the whole subtree)."""
-    todo = [node]
-    pop, extend = todo.pop, todo.extend
+def enclosing(stmts: list[ast.AST], call: ast.AST) -> set[int]:
+    """The ids of ``call`` and of every node above it under ``stmts`` (the statements themselves included), found in
+    one walk that stops at ``call``; empty when ``call`` is not under them. A node holds ``call`` exactly when its id
+    is in the set (a tree parsed by :mod:`ast` gives each node one parent; the shared context and operator nodes
+    hold nothing)."""
+    parents: dict[int, ast.AST] = {}
+    todo = list(stmts)
+    pop = todo.pop
     while todo:
-        found = pop()
-        if found is call:
-            return True
-        extend(children(found))
-    return False
+        node = pop()
+        if node is call:
+            above = set()
+            while node is not None:
+                above.add(id(node))
+                node = parents.get(id(node))
+            return above
+        for child in children(node):
+            parents[id(child)] = node
+            todo.append(child)
+    return set()
 
 
 def _parameter_test(test: ast.expr, subject):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func, Klass, dotted
+from faultlib.detect.serving.blocking.model import Func, Klass, dotted, module_nodes, module_nodes_of
 
 __all__ = ["init_listeners"]
 
@@ -55,17 +55,24 @@ def _registrations(index) -> dict[int, list[tuple[Func, bool]]]:
             for decorator in func.node.decorator_list:
                 if isinstance(decorator, ast.Call) and not func.is_async:
                     _register(index, memo, decorator, top, func)
-        for node in ast.walk(module.tree):
-            if isinstance(node, ast.Call) and len(node.args) >= 3 and dotted(node.func):
+        named = any(len(n.args) >= 3 and _names_event(n) for n in module_nodes_of(module, ast.Call))
+        for node in module_nodes(module) if named else []:  # the tree's order, walked only where one may register
+            if isinstance(node, ast.Call) and len(node.args) >= 3 and _names_event(node) and dotted(node.func):
                 listener = index.callee(node.args[2], top)
                 if isinstance(listener, Func) and not listener.is_async:
                     _register(index, memo, node, top, listener)
     return memo
 
 
+def _names_event(call: ast.Call) -> bool:
+    """Whether ``call``'s second argument is the name of an ``init`` event (checked before its listener is
+    resolved: most calls of three arguments name none)."""
+    return len(call.args) >= 2 and isinstance(call.args[1], ast.Constant) and call.args[1].value in EVENTS
+
+
 def _register(index, memo: dict, call: ast.Call, scope: Func, listener: Func) -> None:
     """Record ``listener`` when ``call`` is ``listens_for(Cls, "init", ...)``/``listen(Cls, "init", fn, ...)``."""
-    if len(call.args) < 2 or not (isinstance(call.args[1], ast.Constant) and call.args[1].value in EVENTS):
+    if not _names_event(call):
         return
     if index.callee(call.func, scope) not in REGISTRARS:
         return

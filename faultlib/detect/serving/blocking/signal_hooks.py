@@ -38,16 +38,28 @@ def signal_application(index, func: Func, name: str) -> Type | None:
     first = 1 if func.cls is not None and not _is_static(func.node) else 0
     if len(args) <= first or args[first] != name:
         return None
-    for adder, position in ADDERS.items():
-        for call, caller in index.infer.sites().get(adder, []):
-            signal = call.func.value if isinstance(call.func, ast.Attribute) else None
-            if not (isinstance(signal, ast.Attribute) and signal.attr in SIGNALS and len(call.args) > position):
-                continue
-            handed = call.args[position]
-            refs = handed.elts if adder == "extend" and isinstance(handed, (ast.List, ast.Tuple)) else [handed]
-            if not any(index.callee(ref, caller) is func for ref in refs if isinstance(ref, (ast.Name, ast.Attribute))):
-                continue
-            owner = index.type_of(signal.value, caller)
-            if owner in APPLICATIONS:
-                return owner
+    for signal, refs, caller in _registrations(index):
+        if not any(index.callee(ref, caller) is func for ref in refs):
+            continue
+        owner = index.type_of(signal.value, caller)
+        if owner in APPLICATIONS:
+            return owner
     return None
+
+
+def _registrations(index) -> list[tuple[ast.Attribute, list[ast.expr], Func]]:
+    """``(signal, callback references, caller)`` of every ``app.on_startup.append(f)`` (and the other adders and
+    signals) of the analysed files, in the order of :meth:`~faultlib.detect.serving.blocking.infer.Inference.sites`;
+    built once per index (the callbacks' types are asked for every untyped parameter)."""
+    if "_faultlib_signal_adds" not in index.__dict__:
+        found = []
+        for adder, position in ADDERS.items():
+            for call, caller in index.infer.sites().get(adder, []):
+                signal = call.func.value if isinstance(call.func, ast.Attribute) else None
+                if not (isinstance(signal, ast.Attribute) and signal.attr in SIGNALS and len(call.args) > position):
+                    continue
+                handed = call.args[position]
+                refs = handed.elts if adder == "extend" and isinstance(handed, (ast.List, ast.Tuple)) else [handed]
+                found.append((signal, [ref for ref in refs if isinstance(ref, (ast.Name, ast.Attribute))], caller))
+        index.__dict__["_faultlib_signal_adds"] = found
+    return index.__dict__["_faultlib_signal_adds"]

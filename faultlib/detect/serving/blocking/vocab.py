@@ -229,8 +229,20 @@ class Merged:
         cache = self.__dict__.setdefault("_by_type", {})  # frozen dataclass: a per-type memo of matching families
         found = cache.get(type_name)
         if found is None:
-            found = cache[type_name] = [f for f in self.families if f.owns(type_name)]
+            found = cache[type_name] = [f for f in self._candidates(type_name[:1]) if f.owns(type_name)]
         return found
+
+    def _candidates(self, first: str) -> list[Family]:
+        """The families, in order, that may own a type name beginning with ``first``: a family owns only names that
+        begin with one of its ``types`` (:meth:`Family.owns`: equal, a package's member, a prefix or a resource of
+        one), so the others are not asked (a few hundred families for each type name met)."""
+        table = self.__dict__.get("_by_first")
+        if table is None:
+            firsts = [{t[:1] for t in f.types} for f in self.families]
+            table = self.__dict__["_by_first"] = {c: [f for f, fs in zip(self.families, firsts) if c in fs or "" in fs]
+                                                  for c in set().union(*firsts)}
+            table[None] = [f for f, fs in zip(self.families, firsts) if "" in fs]
+        return table.get(first, table[None])
 
     def owned(self, type_name: str) -> bool:
         """Whether a family owns ``type_name`` or ``calls`` names one of its methods (the vocabulary describes it)."""
