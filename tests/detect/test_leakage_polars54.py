@@ -99,6 +99,20 @@ POLARS_MEDIAN_AFTER_A_FILTER_SPLIT = """\
     print(model.score(test.select(["area"]).to_numpy(), test["rent"].to_numpy()))
 """
 
+# the predicate bound to a name first, and its negation: the same cut into two parts
+POLARS_MEDIAN_BEFORE_A_NAMED_PREDICATE = """\
+    import polars as pl
+    from sklearn.linear_model import Ridge
+
+    flats = pl.read_csv("flats.csv")
+    flats = flats.with_columns(pl.col("area").fill_null(pl.col("area").median()).alias("area"))
+    recent = pl.col("year") >= 2020
+    train = flats.filter(~recent)
+    test = flats.filter(recent)
+    model = Ridge().fit(train.select(["area"]).to_numpy(), train["rent"].to_numpy())
+    print(model.score(test.select(["area"]).to_numpy(), test["rent"].to_numpy()))
+"""
+
 # pandas' filter picks columns by name and keeps every row: the scaler still saw the rows the split holds out
 PANDAS_FILTER_PICKS_COLUMNS = """\
     import pandas as pd
@@ -148,6 +162,11 @@ def test_a_file_holding_both_sides_parted_by_its_label_is_still_a_fit_on_the_tes
 def test_a_polars_filter_is_a_row_selection_so_a_fill_before_it_is_a_fit_before_the_split(tmp_path: Path) -> None:
     found = dedented_alarms(tmp_path, POLARS_MEDIAN_BEFORE_A_FILTER_SPLIT)
     assert found == {("fit_before_split", line_of(POLARS_MEDIAN_BEFORE_A_FILTER_SPLIT, ".median()"))}
+
+
+def test_a_polars_predicate_bound_to_a_name_selects_rows_too(tmp_path: Path) -> None:
+    found = dedented_alarms(tmp_path, POLARS_MEDIAN_BEFORE_A_NAMED_PREDICATE)
+    assert found == {("fit_before_split", line_of(POLARS_MEDIAN_BEFORE_A_NAMED_PREDICATE, ".median()"))}
 
 
 def test_a_fill_on_the_polars_training_filter_only_is_silent(tmp_path: Path) -> None:

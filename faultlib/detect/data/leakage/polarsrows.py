@@ -10,10 +10,10 @@ pandas and polars share method names that do different things to the rows:
   before, the whole training table named ``test`` made every earlier fit on it a fit on held-out rows (issue 17,
   a SIGNATE polars project). Read as a row selection only when each predicate is a polars expression
   (``pl.col(...)`` ...) or a boolean mask written as a comparison, a logical combination or a mask method
-  (``df['a'] > 0``, ``s.is_null()``); a list of names, a string or keywords stay pandas' column pick. A membership
-  filter of a stack's own keys (``filter(pl.col('day').is_in(train['day']))``) is decided first by
-  :mod:`.memberparts`, and the selection goes through the same path as a pandas mask (:mod:`.masks`, a stack's
-  marked parts, :mod:`.labelgaps`).
+  (``df['a'] > 0``, ``s.is_null()``), or a name bound only to such predicates; a list of names, a string or
+  keywords stay pandas' column pick. A membership filter of a stack's own keys
+  (``filter(pl.col('day').is_in(train['day']))``) is decided first by :mod:`.memberparts`, and the selection goes
+  through the same path as a pandas mask (:mod:`.masks`, a stack's marked parts, :mod:`.labelgaps`).
 * ``pl.concat(items, how="horizontal")`` puts the frames side by side (polars API reference, "concat": "horizontal:
   stacks Series from DataFrames horizontally"), like ``pd.concat(..., axis=1)``: the rows of the first frame with
   more columns, not a stack of rows (:func:`side_by_side`).
@@ -46,15 +46,19 @@ def _polars_expr(node: ast.expr) -> bool:
                for n in ast.walk(node))
 
 
-def row_predicate(node: ast.expr) -> bool:
+def row_predicate(node: ast.expr, bindings: dict[str, list[ast.expr]] | None = None) -> bool:
     """``node`` is a predicate that keeps some rows: a polars expression, or a boolean mask written as a comparison,
-    a negation, a logical combination or a mask method (``df['a'] > 0``, ``~s.is_null()``, ``a & b``)."""
+    a negation, a logical combination or a mask method (``df['a'] > 0``, ``~s.is_null()``, ``a & b``); with
+    ``bindings``, a name bound only to such predicates (``recent = pl.col('year') >= 2020``; ``~recent``)."""
+    if isinstance(node, ast.Name):
+        bound = (bindings or {}).get(node.id, ())
+        return bool(bound) and all(row_predicate(b) for b in bound)
     if _polars_expr(node) or isinstance(node, ast.Compare):
         return True
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
-        return row_predicate(node.operand)
+        return row_predicate(node.operand, bindings)
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
-        return row_predicate(node.left) or row_predicate(node.right)
+        return row_predicate(node.left, bindings) or row_predicate(node.right, bindings)
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MASK_METHODS
 
 
@@ -69,8 +73,9 @@ class PolarsRows:
 
         # (a table read from a file is data once a method of a frame is called on it: pl.read_csv(p).filter(...))
         data = as_data(receiver) if isinstance(receiver, MaybeData) else maybe_data(receiver)
+        bindings = self._bindings  # type: ignore[attr-defined]
         if name == "filter" and data is not None and data.rows is not None and node.args and not node.keywords \
-                and all(row_predicate(a) for a in node.args):
+                and all(row_predicate(a, bindings) for a in node.args):
             for predicate, value in zip(node.args, args):  # filter(a, b): the rows where both hold, one after the other
                 data = self._kept_rows(data, predicate, value, node.lineno, frame)
             return data
