@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.detect.leakage_source import dedented_alarms, line_of
 
 # fits on every training row, then the models' K-fold; the out-of-fold board stacks the training labels with blank
@@ -149,33 +151,24 @@ def test_fits_on_training_rows_before_a_polars_label_cut_are_fits_outside_the_cv
     assert not {kind for kind, _ in found} & {"fit_on_test", "fit_before_split"}
 
 
-def test_fits_on_training_rows_before_a_pandas_label_cut_are_fits_outside_the_cv(tmp_path: Path) -> None:
-    found = dedented_alarms(tmp_path, PANDAS_STACK_CUT_BY_ITS_LABEL)
-    assert found == {("fit_outside_cv", line_of(PANDAS_STACK_CUT_BY_ITS_LABEL, "StandardScaler().fit_transform"))}
-
-
-def test_a_file_holding_both_sides_parted_by_its_label_is_still_a_fit_on_the_test_rows(tmp_path: Path) -> None:
-    found = dedented_alarms(tmp_path, WHOLE_FILE_PARTED_BY_ITS_LABEL)
-    assert found == {("fit_on_test", line_of(WHOLE_FILE_PARTED_BY_ITS_LABEL, "StandardScaler().fit_transform"))}
-
-
-def test_a_polars_filter_is_a_row_selection_so_a_fill_before_it_is_a_fit_before_the_split(tmp_path: Path) -> None:
-    found = dedented_alarms(tmp_path, POLARS_MEDIAN_BEFORE_A_FILTER_SPLIT)
-    assert found == {("fit_before_split", line_of(POLARS_MEDIAN_BEFORE_A_FILTER_SPLIT, ".median()"))}
-
-
-def test_a_polars_predicate_bound_to_a_name_selects_rows_too(tmp_path: Path) -> None:
-    found = dedented_alarms(tmp_path, POLARS_MEDIAN_BEFORE_A_NAMED_PREDICATE)
-    assert found == {("fit_before_split", line_of(POLARS_MEDIAN_BEFORE_A_NAMED_PREDICATE, ".median()"))}
+@pytest.mark.parametrize(("text", "kind", "needle"), [
+    # a pandas stack of training labels and blank rows, cut by the label: the scaler saw the training rows only
+    (PANDAS_STACK_CUT_BY_ITS_LABEL, "fit_outside_cv", "StandardScaler().fit_transform"),
+    # a features file holding both sides, parted by its label: the scaler saw the test rows (trainrows.py)
+    (WHOLE_FILE_PARTED_BY_ITS_LABEL, "fit_on_test", "StandardScaler().fit_transform"),
+    # polars filters are row selections: the median before them saw the rows the second one holds out
+    (POLARS_MEDIAN_BEFORE_A_FILTER_SPLIT, "fit_before_split", ".median()"),
+    (POLARS_MEDIAN_BEFORE_A_NAMED_PREDICATE, "fit_before_split", ".median()"),
+    # pandas' filter(regex=...) picks columns: every row is still there for the split
+    (PANDAS_FILTER_PICKS_COLUMNS, "fit_before_split", "StandardScaler().fit_transform"),
+], ids=["pandas-label-cut", "whole-file-label-cut", "polars-filter-split", "polars-named-predicate",
+        "pandas-column-filter"])
+def test_the_one_alarm_of_each_row_selection(tmp_path: Path, text: str, kind: str, needle: str) -> None:
+    assert dedented_alarms(tmp_path, text) == {(kind, line_of(text, needle))}
 
 
 def test_a_fill_on_the_polars_training_filter_only_is_silent(tmp_path: Path) -> None:
     assert dedented_alarms(tmp_path, POLARS_MEDIAN_AFTER_A_FILTER_SPLIT) == set()
-
-
-def test_a_pandas_column_filter_keeps_every_row(tmp_path: Path) -> None:
-    found = dedented_alarms(tmp_path, PANDAS_FILTER_PICKS_COLUMNS)
-    assert found == {("fit_before_split", line_of(PANDAS_FILTER_PICKS_COLUMNS, "StandardScaler().fit_transform"))}
 
 
 def test_rows_missing_a_feature_are_not_the_unlabelled_rows(tmp_path: Path) -> None:
