@@ -129,6 +129,28 @@ PANDAS_FILTER_PICKS_COLUMNS = """\
     print(Ridge().fit(X_train, y_train).score(X_test, y_test))
 """
 
+# a statsmodels process's in-sample and future terms (no filter anywhere): the process stays an unknown object, not a
+# table whose rows the first line fits and the second one holds out
+TREND_TERMS_OF_A_PROCESS = """\
+    import pandas as pd
+    from sklearn.linear_model import LinearRegression, Ridge
+    from statsmodels.tsa.deterministic import DeterministicProcess
+
+    sales = pd.read_csv("sales.csv", index_col="day")
+    y = sales["units"]
+    proc = DeterministicProcess(index=y.index, order=1)
+    X = proc.in_sample()
+    X_test = proc.out_of_sample(steps=7)
+    line = LinearRegression().fit(X, y)
+    fitted = pd.DataFrame(line.predict(X), index=X.index)
+    ahead = pd.DataFrame(line.predict(X_test), index=X_test.index)
+    trend = fitted.append(ahead)
+    X = X.join(trend)
+    X_test = X_test.join(trend)
+    model = Ridge().fit(X, y)
+    pd.DataFrame({"units": model.predict(X_test)}).to_csv("sub.csv")
+"""
+
 # a feature missing, not the label: the rows kept are some of the same training rows, still a filter of them
 POLARS_FEATURE_GAP_STAYS_A_FILTER = """\
     import polars as pl
@@ -169,6 +191,10 @@ def test_the_one_alarm_of_each_row_selection(tmp_path: Path, text: str, kind: st
 
 def test_a_fill_on_the_polars_training_filter_only_is_silent(tmp_path: Path) -> None:
     assert dedented_alarms(tmp_path, POLARS_MEDIAN_AFTER_A_FILTER_SPLIT) == set()
+
+
+def test_methods_of_an_unknown_object_other_than_filter_leave_it_unknown(tmp_path: Path) -> None:
+    assert dedented_alarms(tmp_path, TREND_TERMS_OF_A_PROCESS) == set()
 
 
 def test_rows_missing_a_feature_are_not_the_unlabelled_rows(tmp_path: Path) -> None:

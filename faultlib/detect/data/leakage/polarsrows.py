@@ -71,14 +71,17 @@ class PolarsRows:
                       frame: Any) -> Any:
         from faultlib.detect.data.leakage.values import MaybeData, as_data, maybe_data
 
-        # (a table read from a file is data once a method of a frame is called on it: pl.read_csv(p).filter(...))
-        data = as_data(receiver) if isinstance(receiver, MaybeData) else maybe_data(receiver)
         bindings = self._bindings  # type: ignore[attr-defined]
-        if name == "filter" and data is not None and data.rows is not None and node.args and not node.keywords \
-                and all(row_predicate(a, bindings) for a in node.args):
-            for predicate, value in zip(node.args, args):  # filter(a, b): the rows where both hold, one after the other
-                data = self._kept_rows(data, predicate, value, node.lineno, frame)
-            return data
+        if name == "filter" and node.args and not node.keywords and all(row_predicate(a, bindings) for a in node.args):
+            # (a table read from a file is data once a polars predicate keeps rows of it: pl.read_csv(p).filter(...);
+            # only then: any other method of an unknown value says nothing of it, dp.in_sample() of a statsmodels
+            # process, session.query(User).filter(User.age > 3) of an ORM)
+            polars = isinstance(receiver, MaybeData) and any(_polars_expr(a) for a in node.args)
+            data = as_data(receiver) if polars else maybe_data(receiver)
+            if data is not None and data.rows is not None:
+                for predicate, value in zip(node.args, args):  # filter(a, b): where both hold, one after the other
+                    data = self._kept_rows(data, predicate, value, node.lineno, frame)
+                return data
         return super()._frame_method(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
 
     def _kept_rows(self, data: Any, predicate: ast.expr, value: Any, line: int, frame: Any) -> Any:
