@@ -55,6 +55,7 @@ from faultlib.detect.data.leakage.clusterreach import ClusterInputs
 from faultlib.detect.data.leakage.exclusions import LeftOutColumns
 from faultlib.detect.data.leakage.opencvml import opencv_call, opencv_model, opencv_result
 from faultlib.detect.data.leakage.params import reaches_columns
+from faultlib.detect.data.leakage.polarsrows import side_by_side
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN, Const, Container, Func, Ref, Tup
 
@@ -138,7 +139,7 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         drawn = self._drawn(ref, args)  # np.random.choice(index, n): a random subset's positions
         if drawn is not None:
             return drawn
-        if name in vocab.ROW_STACKS and not _columns_axis(kwargs):
+        if name in vocab.ROW_STACKS and not _columns_axis(kwargs) and not side_by_side(kwargs):  # (polarsrows.py)
             items = [as_data(i) for i in stacked_items(args, kwargs)]  # pd.concat([a, b]), pd.concat(objs=[a, b])
             datas = [d for d in items if d is not None]
             if len(datas) > 1:

@@ -125,6 +125,8 @@ from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
 from faultlib.detect.data.leakage.partflags import PartFlags
+from faultlib.detect.data.leakage.polarsrows import PolarsRows
+from faultlib.detect.data.leakage.labelgaps import LabelGaps
 from faultlib.detect.data.leakage.memberparts import MemberParts
 from faultlib.detect.data.leakage.registries import ModelRegistries
 from faultlib.detect.data.leakage.outliers import OutlierMasks
@@ -203,7 +205,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                UnlabelledRows, BestItems, KeptNames, GuardedDrops, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
-               SizeCalls, CountKeys, PandasBootstraps, MemberParts, PartFlags, FreshArrays, FittedSlots, LoopKeyedDicts, TestTrainedModels,
+               SizeCalls, CountKeys, PandasBootstraps, MemberParts, PolarsRows, LabelGaps, PartFlags, FreshArrays, FittedSlots, LoopKeyedDicts, TestTrainedModels,
                FreshTables,
                LabelFills,
                FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
