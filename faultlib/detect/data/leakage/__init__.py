@@ -161,7 +161,6 @@ def _hand_on(path: str, members: list, report, smap) -> None:
 def _note_resubstitution(path: str, report) -> None:
     """``trained_on_test`` where the script scores a model file another script fitted on every row of the table it
     scores (:mod:`.modelfiles`)."""
-    import ast
     from pathlib import Path
 
     from faultlib.detect.data.leakage.modelfiles import resubstituted
@@ -170,8 +169,7 @@ def _note_resubstitution(path: str, report) -> None:
     from faultlib.findings import Finding, Severity
 
     tree = script_tree(Path(path))
-    if tree is None or not any(isinstance(n, ast.Call) and getattr(n.func, "attr", None) in ("load", "load_model")
-                               for n in ast.walk(tree)):
+    if tree is None or not _called_names(tree) & {"load", "load_model"}:
         return
     found = resubstituted(str(path), tree, repo_files(path))
     if found is None or _reported_at(report, path, found.line, ("trained_on_test",)):
@@ -202,7 +200,7 @@ def _note_search_handoff(path: str, report) -> None:
     from faultlib.findings import Finding, Severity
 
     tree = script_tree(Path(path))
-    if tree is None or "SearchCV" not in ast_names(tree):
+    if tree is None or not any(name.endswith("SearchCV") for name in _called_names(tree)):
         return
     found = searched_then_rescored(str(path), tree, repo_root(path))
     if found is None or _reported_at(report, path, found[0], ("trained_on_test", "tuned_on_test")):
@@ -219,12 +217,14 @@ def _note_search_handoff(path: str, report) -> None:
         kind="trained_on_test"))
 
 
-def ast_names(tree) -> str:
-    """The names the script calls, joined (a cheap test before the project is read)."""
+def _called_names(tree) -> set[str]:
+    """The names the script calls (``f(...)``, ``obj.f(...)``): a cheap test before the project is read."""
     import ast
 
-    return " ".join(n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
-                    for n in ast.walk(tree) if isinstance(n, ast.Call))
+    from faultlib.pyflow.walk import nodes_of
+
+    return {n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
+            for n in nodes_of(tree, ast.Call)}
 
 
 def _note_left_out(report, path: str, members: list) -> None:
