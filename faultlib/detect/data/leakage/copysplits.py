@@ -24,17 +24,17 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.targets import call_name
 from faultlib.detect.data.leakage.values import covers, parts
 from faultlib.pyflow.walk import walk_once
 
-#: splitters that deal rows out one by one (scikit-learn's row-wise cross-validation iterators)
-ROW_SPLITTERS = frozenset({"KFold", "StratifiedKFold", "RepeatedKFold", "RepeatedStratifiedKFold", "ShuffleSplit",
-                           "StratifiedShuffleSplit", "LeaveOneOut", "LeavePOut"})
+#: splitters that deal rows out one by one (scikit-learn's row-wise cross-validation iterators: every splitter but
+#: the group-wise ones and those that keep an order or a given assignment)
+ROW_SPLITTERS = vocab.SPLITTERS - vocab.GROUP_SPLITTERS - {"TimeSeriesSplit", "PredefinedSplit"}
 #: calls that cross-validate what they are given (``cv=`` says how: a fold count, or row-wise K-fold when left out)
-_CROSS_VALIDATES = frozenset({"cross_val_score", "cross_validate", "cross_val_predict", "GridSearchCV",
-                              "RandomizedSearchCV", "HalvingGridSearchCV", "HalvingRandomSearchCV", "learning_curve",
-                              "validation_curve", "permutation_test_score"})
+_CROSS_VALIDATES = frozenset(vocab.CV_FUNCTIONS) | {"GridSearchCV", "RandomizedSearchCV", "HalvingGridSearchCV",
+                                                   "HalvingRandomSearchCV"}
 #: calls that draw rows or positions at random: a random sample, a permutation, uniform numbers for a mask
 _RANDOM_DRAWS = frozenset({"sample", "permutation", "rand", "random", "random_sample", "uniform", "shuffle"})
 

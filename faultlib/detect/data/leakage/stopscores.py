@@ -40,6 +40,7 @@ import re
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.evalsets import DATA_CONTAINERS
+from faultlib.detect.data.leakage.targets import call_name
 from faultlib.pyflow.walk import walk_once
 
 #: calls that only hold rows for a trainer (the booster's data holders; torch/numpy wrappers): their rows are the
@@ -65,15 +66,10 @@ _TRAINING = frozenset({"fit", "train", "fit_generator"})
 _MODEL_CALLS = _TRAINING | vocab.EVALUATE | vocab.MODEL_METHODS | _SCORING_METHODS
 
 
-def _call_name(node: ast.Call) -> str:
-    func = node.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-
-
 def _metric(node: ast.Call) -> bool:
     """A metric call by its name (``accuracy_score``, ``rmse``, ``mapk_from_scored_df``) or a model's
     ``evaluate``/``score``."""
-    name = _call_name(node)
+    name = call_name(node)
     if isinstance(node.func, ast.Attribute) and name in _SCORING_METHODS:
         return True
     return name.endswith(_METRIC_SUFFIXES) or bool(_METRIC_WORDS.search(name))
@@ -158,7 +154,7 @@ class StopScores:
                 out.add(ast.unparse(n))
                 stack.append(n.value)
             elif isinstance(n, ast.Call):
-                name = _call_name(n)
+                name = call_name(n)
                 if name in _MODEL_CALLS:
                     if name not in _TRAINING:  # model.predict(X_val): X_val, not what the model was trained with
                         stack += [*n.args, *(k.value for k in n.keywords)]
@@ -196,13 +192,13 @@ class StopScores:
             out.add(node.id)
             for value in held[-4:] if depth else []:
                 if isinstance(value, (ast.List, ast.Tuple)) or (
-                        isinstance(value, ast.Call) and _call_name(value) in _HOLDERS):
+                        isinstance(value, ast.Call) and call_name(value) in _HOLDERS):
                     out |= self._held_rows(value, value.lineno, depth - 1)
         elif isinstance(node, ast.Subscript):
             out.add(ast.unparse(node))
         elif isinstance(node, ast.Attribute):  # X_val.values
             out |= self._held_rows(node.value, line, depth)
-        elif isinstance(node, ast.Call) and _call_name(node) in _HOLDERS:
+        elif isinstance(node, ast.Call) and call_name(node) in _HOLDERS:
             for arg in [*node.args[:2], *(k.value for k in node.keywords if k.arg in _ROW_KEYWORDS)]:
                 out |= self._held_rows(arg, line, depth)
         return out
@@ -285,9 +281,9 @@ class StopScores:
                 return False
             while isinstance(value, (ast.Subscript, ast.Attribute)) or (
                     isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-                    and _call_name(value) not in vocab.FILE_READERS):
+                    and call_name(value) not in vocab.FILE_READERS):
                 value = value.value if not isinstance(value, ast.Call) else value.func.value  # type: ignore[union-attr]
-            if isinstance(value, ast.Call) and _call_name(value) in vocab.FILE_READERS:
+            if isinstance(value, ast.Call) and call_name(value) in vocab.FILE_READERS:
                 continue
             if isinstance(value, ast.Name) and depth and self._from_file(value.id, at, depth - 1):
                 continue
@@ -303,7 +299,7 @@ def _row_cut(node: ast.expr) -> bool:
         if isinstance(n, ast.Subscript) and (isinstance(n.slice, (ast.Slice, ast.Compare, ast.BoolOp, ast.BinOp))
                                              or isinstance(n.value, ast.Attribute) and n.value.attr in ("iloc", "loc")):
             return True
-        if isinstance(n, ast.Call) and _call_name(n) in ("head", "tail", "query", "train_test_split"):
+        if isinstance(n, ast.Call) and call_name(n) in ("head", "tail", "query", "train_test_split"):
             return True
         n = n.value if isinstance(n, (ast.Subscript, ast.Attribute)) else \
             n.func if isinstance(n, ast.Call) else None
@@ -325,7 +321,7 @@ def _logs(call: ast.Call) -> str | None:
             return f"verbose={ast.unparse(k.value)}"
         if k.arg == "callbacks":
             for c in ast.walk(k.value):
-                if isinstance(c, ast.Call) and _call_name(c) in ("log_evaluation", "print_evaluation"):
+                if isinstance(c, ast.Call) and call_name(c) in ("log_evaluation", "print_evaluation"):
                     return ast.unparse(c)
     return None
 

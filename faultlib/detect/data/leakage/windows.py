@@ -212,9 +212,7 @@ def _yields_bounds(fn: ast.FunctionDef) -> bool:
 def _bounds_loops(tree: ast.Module) -> list[tuple[ast.For, str, str]]:
     """``for (start, end) in gen(...)`` loops over a function of the module that yields overlapping window bounds
     (:func:`_yields_bounds`), with the two names."""
-    gens = {n.name for n in walk_once(tree) if isinstance(n, ast.FunctionDef) and any(
-        isinstance(y, ast.Yield) for y in ast.walk(n))}
-    gens = {n.name for n in walk_once(tree) if isinstance(n, ast.FunctionDef) and n.name in gens and _yields_bounds(n)}
+    gens = {n.name for n in walk_once(tree) if isinstance(n, ast.FunctionDef) and _yields_bounds(n)}
     out = []
     for loop in walk_once(tree) if gens else ():
         if isinstance(loop, ast.For) and isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2 and all(
