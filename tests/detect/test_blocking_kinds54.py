@@ -288,3 +288,11 @@ def test_a_decorator_handing_back_an_async_wrapper_runs_at_definition_only(tmp_p
     found = flagged_package(tmp_path, {"bot/__init__.py": "", "bot/commands.py": _COMMANDS})
     assert not any("commands.txt" in line for _, _, line in found)
     assert ("bot/commands.py", "blocking_file_io", 'with open("audit.log", "a") as log:') in found
+
+
+def test_commands_rebound_from_themselves_are_followed_once(tmp_path):
+    rebound = _PALETTE.replace("            for title, runnable, help_text in self.entries:",
+                               "            commands = self.entries\n            commands = list(commands)\n"
+                               "            for title, runnable, help_text in commands:")
+    found = flagged_package(tmp_path, {"notes/__init__.py": "", "notes/app.py": rebound})
+    assert ("notes/app.py", "blocking_subprocess", 'subprocess.run(["lp", "note.txt"], check=True)') in found

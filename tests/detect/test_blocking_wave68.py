@@ -148,3 +148,12 @@ def test_an_acquire_released_only_elsewhere_still_waits(tmp_path):
     source = _LOCKED.replace("{holder}", "self.code = line").replace(
         "                self.guard.release()\n\n        async def", "\n        async def", 1)
     assert _ACQUIRE in flagged(tmp_path, source)
+
+
+def test_an_acquire_whose_other_holder_tests_a_timed_acquire_still_waits(tmp_path):
+    source = _LOCKED.replace("""                self.guard.acquire()
+                {holder}
+                self.guard.release()""", """                if self.guard.acquire(timeout=1):
+                    time.sleep(5)
+                    self.guard.release()""", 1)
+    assert _ACQUIRE in flagged(tmp_path, source)

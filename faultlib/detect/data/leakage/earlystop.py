@@ -296,7 +296,8 @@ class EarlyStops:
             logged = self._stop_scores.logged_alone(node, rows)
             scored = f"its own log, {logged}, the only score the script shows" if logged else None
         if scored:  # the tree's line of the score, as the user's file (or notebook cell) numbers it
-            scored = re.sub(r"\{(\d+)\}", lambda m: _user_line(self.smap.where(int(m.group(1)))), scored)
+            scored = re.sub(r"\(line \{(\d+)\}\)", lambda m: f"(line {_user_line(self.smap.where(int(m.group(1))))})",
+                            scored)  # only the placeholder stopscores writes: `labels={1}` in the code stays
             self._report_scored_stop(node, how, call, frame, ", ".join(sorted(rows)[:4]), scored)
 
     def _report_stop(self, node: ast.Call, how: str, call: str, frame: Any, rows: str) -> None:

@@ -55,6 +55,10 @@ def held_briefly(target: str, call: ast.Call, func: Func) -> bool:
 
 def _spans(node: ast.AST, lock: list[str]) -> list[list[ast.stmt]] | None:
     """The statement lists that hold ``lock`` in ``node``'s body, or None when an ``acquire()`` has no readable span."""
+    bare = {id(s.value) for block in _blocks(node) for s in block if _is(s, lock, "acquire")}
+    if any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "acquire" and
+           dotted(c.func.value) == lock and id(c) not in bare for c in ast.walk(node)):
+        return None  # `if lock.acquire(timeout=1): ...`: a holder whose span is not a statement list read here
     found = []
     for block in _blocks(node):
         for i, statement in enumerate(block):

@@ -55,8 +55,13 @@ def _items(index, iterated: ast.expr, func: Func, arity: int, position: int) -> 
     return list(found.values())
 
 
-def _tuples(index, iterated: ast.expr, func: Func, arity: int) -> list[tuple[ast.Tuple, Func]]:
-    """``(tuple literal, the function it is written in)`` for each ``arity``-tuple ``iterated`` may be made of."""
+def _tuples(index, iterated: ast.expr, func: Func, arity: int, seen: frozenset[int] = frozenset()
+            ) -> list[tuple[ast.Tuple, Func]]:
+    """``(tuple literal, the function it is written in)`` for each ``arity``-tuple ``iterated`` may be made of;
+    ``seen``: the expressions already followed (``commands = list(commands)`` leads back to itself)."""
+    if id(iterated) in seen:
+        return []
+    seen = seen | {id(iterated)}
     if isinstance(iterated, ast.Call) and iterated.args and not iterated.keywords and \
             index.callee(iterated.func, func) in ("builtins.tuple", "builtins.list"):
         iterated = iterated.args[0]  # tuple(commands)
@@ -68,7 +73,7 @@ def _tuples(index, iterated: ast.expr, func: Func, arity: int) -> list[tuple[ast
             for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
         if bound:
             return [t for value in bound if not isinstance(value, ast.Name)
-                    for t in _tuples(index, value, func, arity)]
+                    for t in _tuples(index, value, func, arity, seen)]
         value = func.module.globals.get(iterated.id)
         if isinstance(value, (ast.List, ast.Tuple)):
             return [(e, _module_scope(index, func.module)) for e in value.elts if _fits(e, arity)]
