@@ -17,7 +17,11 @@ target, :func:`~faultlib.detect.data.leakage.targets.label_like`):
 
 * ``frame.corrwith(frame['t'])``, ``frame.corrwith(y)``;
 * ``frame.corr()['t']`` and ``frame.corr()[['t']]`` (one column of the correlation matrix), and its attribute
-  spelling ``frame.corr().t`` (wave 76: ``data.corr().host_is_superhost``).
+  spelling ``frame.corr().t`` (wave 76: ``data.corr().host_is_superhost``);
+* ``frame[c].corr(frame['t'])``: ``Series.corr`` (pandas API reference: "compute correlation with other Series")
+  of one column with the target, the same score for a single column; wave 93: of two features correlated above 0.7
+  the one less correlated with the label over every customer is dropped (the test deciding which name a drop list
+  receives, :mod:`~faultlib.detect.data.leakage.keptnames`), then the split.
 
 A ranking used whole only orders the columns: ``df.iloc[:, scores.argsort()[::-1]]`` keeps every column, so the
 order carries no choice (any fitted score's ``argsort()`` not cut to its first ``k`` drops the fit it carries).
@@ -63,6 +67,8 @@ class TargetCorrelation:
         targets = self._targets  # type: ignore[attr-defined]
         if isinstance(node.func, ast.Attribute) and node.func.attr == "corrwith":
             return bool(node.args) and _is_target(node.args[0], targets)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "corr" and len(node.args) == 1:
+            return _is_target(node.args[0], targets)  # column.corr(<target>): one column's score
         if not hasattr(self, "_corr_reads"):
             self._corr_reads = {id(n.value) for n in walk_once(self.tree)  # type: ignore[attr-defined]
                                 if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Call)
