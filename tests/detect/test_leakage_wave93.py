@@ -11,42 +11,37 @@ Every example is written for this test."""
 
 from __future__ import annotations
 
-from faultlib.detect.data.leakage import analyze_file
-from faultlib.findings import Severity
 from tests.detect.test_leakage_handed_on import write
-
-
-def alarms(path) -> list[tuple[str, int]]:
-    report, _ = analyze_file(str(path))
-    return sorted((f.kind, f.location["line"]) for f in report.findings
-                  if f.severity >= Severity.WARNING and f.location.get("file", str(path)) == str(path))
-
-
-def line_of(path, text: str) -> int:
-    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+from tests.detect.test_leakage_wave92 import alarms, line_of
 
 
 # ---------------------------------------------------------------- pruning a correlated pair by the label
 
-PRUNE = """\
-    import numpy as np
+#: the pruning loop over the pairwise correlations of the features of ``{t}``, deciding by the label of ``{t}``
+LOOP = """\
+    pairwise = {t}.drop(columns=[target]).corr().abs()
+    drop_these = []
+    for first in pairwise.columns:
+        for second in pairwise.index:
+            if first < second and pairwise.loc[second, first] > 0.8:
+                r_first = abs({t}[first].corr({t}[target]))
+                r_second = abs({t}[second].corr({t}[target]))
+                if r_first >= r_second:
+                    drop_these.append(second)
+                else:
+                    drop_these.append(first)
+"""
+
+HEAD = """\
     import pandas as pd
     from sklearn.model_selection import train_test_split
     from sklearn.linear_model import LogisticRegression
 
     shoppers = pd.read_csv("shopper_features.csv")
     target = "bought_again"
-    pairwise = shoppers.drop(columns=[target]).corr().abs()
-    drop_these = []
-    for first in pairwise.columns:
-        for second in pairwise.index:
-            if first < second and pairwise.loc[second, first] > 0.8:
-                r_first = abs(shoppers[first].corr(shoppers[target]))
-                r_second = abs(shoppers[second].corr(shoppers[target]))
-                if r_first >= r_second:
-                    drop_these.append(second)
-                else:
-                    drop_these.append(first)
+"""
+
+PRUNE = HEAD + LOOP.format(t="shoppers") + """\
     kept = shoppers.drop(columns=list(set(drop_these)))
     X = kept.drop(columns=[target])
     y = kept[target]
@@ -87,30 +82,14 @@ def test_pruning_by_the_features_own_correlations_is_silent(tmp_path):
 
 
 def test_pruning_decided_on_the_training_part_is_silent(tmp_path):
-    path = write(tmp_path, "prune_after.py", """\
-        import pandas as pd
-        from sklearn.model_selection import train_test_split
-        from sklearn.linear_model import LogisticRegression
-
-        shoppers = pd.read_csv("shopper_features.csv")
-        target = "bought_again"
-        part_a, part_b = train_test_split(shoppers, test_size=0.2, random_state=3)
-        pairwise = part_a.drop(columns=[target]).corr().abs()
-        drop_these = []
-        for first in pairwise.columns:
-            for second in pairwise.index:
-                if first < second and pairwise.loc[second, first] > 0.8:
-                    r_first = abs(part_a[first].corr(part_a[target]))
-                    r_second = abs(part_a[second].corr(part_a[target]))
-                    if r_first >= r_second:
-                        drop_these.append(second)
-                    else:
-                        drop_these.append(first)
-        X_a = part_a.drop(columns=drop_these + [target])
-        X_b = part_b.drop(columns=drop_these + [target])
-        clf = LogisticRegression().fit(X_a, part_a[target])
-        print(clf.score(X_b, part_b[target]))
-        """)
+    path = write(tmp_path, "prune_after.py", HEAD + """\
+    part_a, part_b = train_test_split(shoppers, test_size=0.2, random_state=3)
+""" + LOOP.format(t="part_a") + """\
+    X_a = part_a.drop(columns=drop_these + [target])
+    X_b = part_b.drop(columns=drop_these + [target])
+    clf = LogisticRegression().fit(X_a, part_a[target])
+    print(clf.score(X_b, part_b[target]))
+""")
     assert alarms(path) == []
 
 
