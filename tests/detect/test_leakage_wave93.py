@@ -4,8 +4,9 @@
 * of two strongly correlated features, the one less correlated with the label is dropped: each feature's
   ``Series.corr`` with the label column over every row decides which name the drop list receives, in the ``if``
   branch or in its ``else``; the pruned table is then split and scored (``fit_before_split``, relevance.py and
-  keptnames.py). Pruning by the features' correlations with each other alone, or deciding on the training part
-  after the split, is silent.
+  keptnames.py); SciPy's ``pearsonr``/``spearmanr`` and NumPy's ``corrcoef`` of a feature column with the label
+  are the same score. Pruning by the features' correlations with each other alone, deciding on the training part
+  after the split, or ``pearsonr`` of the test labels with the predictions (a metric), is silent.
 
 Every example is written for this test."""
 
@@ -108,4 +109,50 @@ def test_two_feature_columns_correlated_with_each_other_are_no_label_score(tmp_p
         X_a, X_b, y_a, y_b = train_test_split(X, shoppers[target], test_size=0.2, random_state=3)
         print(LogisticRegression().fit(X_a, y_a).score(X_b, y_b))
         """)
+    assert alarms(path) == []
+
+
+# ---------------------------------------------------------------- the same score written with SciPy or NumPy
+
+SCORED = HEAD + """\
+    import numpy as np
+    from scipy import stats
+    from scipy.stats import pearsonr
+
+    weak = []
+    for name in ["visits", "basket_size", "days_since_last"]:
+        strength = {score}
+        if strength < 0.05:
+            weak.append(name)
+    X = shoppers.drop(columns=weak + [target])
+    X_a, X_b, y_a, y_b = train_test_split(X, shoppers[target], test_size=0.2, random_state=3)
+    clf = LogisticRegression().fit(X_a, y_a)
+    print(clf.score(X_b, y_b))
+"""
+
+
+def test_scipy_and_numpy_correlations_with_the_label_choosing_columns_before_the_split_are_reported(tmp_path):
+    for i, score in enumerate(["abs(pearsonr(shoppers[name], shoppers[target])[0])",
+                               "abs(stats.spearmanr(shoppers[target], shoppers[name])[0])",
+                               "abs(np.corrcoef(shoppers[name], shoppers[target])[0, 1])"]):
+        path = write(tmp_path, f"scored{i}.py", SCORED.format(score=score))
+        assert ("fit_before_split", line_of(path, "strength = ")) in alarms(path), (score, alarms(path))
+
+
+def test_a_correlation_between_two_features_is_silent(tmp_path):
+    path = write(tmp_path, "two.py", SCORED.format(score="abs(pearsonr(shoppers[name], shoppers['visits'])[0])"))
+    assert alarms(path) == []
+
+
+def test_pearsonr_of_the_test_labels_with_predictions_is_a_metric_and_silent(tmp_path):
+    path = write(tmp_path, "metric.py", HEAD + """\
+    from scipy.stats import pearsonr
+
+    X = shoppers.drop(columns=[target])
+    X_a, X_b, y_a, y_b = train_test_split(X, shoppers[target], test_size=0.2, random_state=3)
+    clf = LogisticRegression().fit(X_a, y_a)
+    predicted = clf.predict_proba(X_b)[:, 1]
+    r, p = pearsonr(y_b, predicted)
+    print(r, p, pearsonr(y_b, clf.predict(X_b))[0])
+""")
     assert alarms(path) == []
