@@ -15,8 +15,8 @@ of programs for secure information flow", CACM 20(7), 1977), as in :mod:`.bestit
 on every row, its ``support_`` zipped with the column names, the names kept this way, then ``cross_val_score``
 over the kept columns with the same folds (``fit_outside_cv``).
 
-:class:`KeptNames` gives a list, after an ``if`` whose body appends to it (an expression statement
-``L.append(x)``/``L.extend(x)``), the fits of any selection the test read: a value without rows (a mask, a score)
+:class:`KeptNames` gives a list, after an ``if`` whose body or ``else`` appends to it (an expression statement
+``L.append(x)``/``L.extend(x)``; wave 93: ``if r_a >= r_b: drop.append(b) else: drop.append(a)``), the fits of any selection the test read: a value without rows (a mask, a score)
 carrying a fit that chooses (:func:`~faultlib.detect.data.leakage.classstats.chooses`), read directly
 (``if rfe.support_[i]:``) or through a name an enclosing ``for`` binds from such a value (``for name, keep in
 zip(names, rfe.support_)``, ``enumerate(pairs)``). Only a test whose only calls are pure functions of numbers
@@ -48,6 +48,22 @@ def appended_lists(body: list[ast.stmt]) -> list[str]:
     return [s.value.func.value.id for s in body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and
             isinstance(s.value.func, ast.Attribute) and s.value.func.attr in ("append", "extend") and
             isinstance(s.value.func.value, ast.Name)]
+
+
+def kept_names_joined(a: Any, b: Any) -> Any:
+    """The list after an ``if`` that may have appended to it: the longer of ``a``/``b`` when the other is its
+    prefix and the extra items are only the selections :class:`KeptNames` records (row-less values carrying a fit
+    that chooses); ``None`` otherwise. An enclosing ``if`` that does not run its body keeps the list as it was,
+    and may run it: the names the selection chose may be in the list (wave 93: the pruning ``if`` nested in
+    ``if pairwise.loc[b, a] > 0.8:``)."""
+    if not isinstance(a, Tup) or not isinstance(b, Tup) or len(a.items) == len(b.items):
+        return None
+    longer, shorter = (a, b) if len(a.items) > len(b.items) else (b, a)
+    if longer.items[:len(shorter.items)] != shorter.items:
+        return None
+    extra = [maybe_data(i) for i in longer.items[len(shorter.items):]]
+    return longer if all(d is not None and d.rows is None and d.taints and all(chooses(f) for f in d.taints)
+                         for d in extra) else None
 
 
 def _pair_items_only(body: list[ast.stmt], name: str, bound: set[str]) -> bool:
@@ -86,7 +102,7 @@ class KeptNames:
         if not isinstance(node, ast.If) or not _pure_test(node.test):
             super()._stmt(node, frame)  # type: ignore[misc]
             return
-        lists = appended_lists(node.body)
+        lists = list(dict.fromkeys(appended_lists(node.body) + appended_lists(node.orelse)))  # either branch
         before = {name: self._lookup(name, frame) for name in lists}  # type: ignore[attr-defined]
         super()._stmt(node, frame)  # type: ignore[misc]
         if not lists:
@@ -119,4 +135,4 @@ class KeptNames:
             frozenset()
 
 
-__all__ = ["KeptNames", "appended_lists"]
+__all__ = ["KeptNames", "appended_lists", "kept_names_joined"]

@@ -17,7 +17,18 @@ target, :func:`~faultlib.detect.data.leakage.targets.label_like`):
 
 * ``frame.corrwith(frame['t'])``, ``frame.corrwith(y)``;
 * ``frame.corr()['t']`` and ``frame.corr()[['t']]`` (one column of the correlation matrix), and its attribute
-  spelling ``frame.corr().t`` (wave 76: ``data.corr().host_is_superhost``).
+  spelling ``frame.corr().t`` (wave 76: ``data.corr().host_is_superhost``);
+* ``frame[c].corr(frame['t'])``: ``Series.corr`` (pandas API reference: "compute correlation with other Series")
+  of one column with the target, the same score for a single column; wave 93: of two features correlated above 0.7
+  the one less correlated with the label over every customer is dropped (the test deciding which name a drop list
+  receives, :mod:`~faultlib.detect.data.leakage.keptnames`), then the split.
+
+The same score written with SciPy or NumPy of one feature column and the target: ``scipy.stats.pearsonr(df[c],
+df['t'])``, ``spearmanr``, ``kendalltau``, ``pointbiserialr`` (SciPy reference: each "calculate[s] a ... correlation
+coefficient" of two samples, with its p-value) and ``np.corrcoef(df[c], df['t'])`` (NumPy reference: "Pearson
+product-moment correlation coefficients"). One argument must be the target and the other a column read from a table
+(``T[c]``/``T.c``): ``pearsonr(y_test, y_pred)`` scores predictions (a metric, scorelists.py), and two features'
+correlation is no label score.
 
 A ranking used whole only orders the columns: ``df.iloc[:, scores.argsort()[::-1]]`` keeps every column, so the
 order carries no choice (any fitted score's ``argsort()`` not cut to its first ``k`` drops the fit it carries).
@@ -35,7 +46,11 @@ from typing import Any
 from faultlib.detect.data.leakage.corrpositions import target_position_corrs
 from faultlib.detect.data.leakage.targets import label_like
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData
+from faultlib.pyflow.values import Tup
 from faultlib.pyflow.walk import walk_once
+
+#: SciPy's two-sample correlations (``scipy.stats``): each returns the coefficient and its p-value
+_SCIPY_CORRELATIONS = frozenset({"pearsonr", "spearmanr", "kendalltau", "pointbiserialr"})
 
 
 class TargetCorrelation:
@@ -57,12 +72,36 @@ class TargetCorrelation:
                 return Data(None, frozenset({fit}) if fit else frozenset(), False)  # one score per column
         return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
 
+    def _correlation_call(self, ref: Any, args: list[Any], node: ast.Call, frame: Any) -> Any:
+        """``pearsonr(T[c], T['t'])`` / ``np.corrcoef(T[c], y)``: one column's correlation with the target, a
+        supervised score fitted on that column's rows (``None``: not such a call)."""
+        from faultlib.detect.data.leakage.values import as_data
+
+        top = ref.module.split(".")[0]
+        if not (ref.last in _SCIPY_CORRELATIONS and top in ("scipy", "") or ref.last == "corrcoef" and top in (
+                "numpy", "np")) or len(node.args) != 2 or len(args) < 2 or any(
+                isinstance(a, ast.Starred) for a in node.args):
+            return None
+        targets = self._targets  # type: ignore[attr-defined]
+        sides = [i for i, a in enumerate(node.args) if _is_target(a, targets)]
+        if len(sides) != 1 or not _column_read(node.args[1 - sides[0]]):
+            return None
+        column = as_data(args[1 - sides[0]])
+        if column is None or column.rows is None:
+            return None
+        est = Est(f"{ref.last}()", "transformer", preprocessing=True, supervised=True)
+        fit = self._fit(est, column, True, ref.last, node, frame)  # type: ignore[attr-defined]
+        score = Data(None, frozenset({fit}) if fit else frozenset(), False)
+        return score if ref.last == "corrcoef" else Tup((score, score))  # r, p = pearsonr(...)
+
     def _target_side(self, node: ast.Call) -> bool:
         """``node`` correlates the columns with the target: ``corrwith(<target>)``, or ``corr()`` read at a target
         column (``df.corr()['t']``)."""
         targets = self._targets  # type: ignore[attr-defined]
         if isinstance(node.func, ast.Attribute) and node.func.attr == "corrwith":
             return bool(node.args) and _is_target(node.args[0], targets)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "corr" and len(node.args) == 1:
+            return _is_target(node.args[0], targets)  # column.corr(<target>): one column's score
         if not hasattr(self, "_corr_reads"):
             self._corr_reads = {id(n.value) for n in walk_once(self.tree)  # type: ignore[attr-defined]
                                 if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Call)
@@ -95,6 +134,11 @@ class TargetCorrelation:
                     if up is None and id(top) in indexes:  # df.iloc[:, s.argsort()[::-1]]: used whole, in place
                         self._argsorts.add(id(n))
         return self._argsorts
+
+
+def _column_read(node: ast.expr) -> bool:
+    """``T[c]`` or ``T.c``: a column read from a table (not a call's result such as ``model.predict(X)``)."""
+    return isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.value, ast.Name)
 
 
 def _is_target(node: ast.expr, targets: set) -> bool:

@@ -67,6 +67,8 @@ class FunctionalFits(TargetCorrelation):
         from faultlib.detect.data.leakage.values import as_data
 
         name, top = ref.last, ref.module.split(".")[0]
+        if (correlation := self._correlation_call(ref, args, node, frame)) is not None:
+            return correlation  # pearsonr(df[c], df['t']): a column's score against the target (relevance.py)
         if name == "Tokenizer" and top in ("keras", "tensorflow", "tf"):
             return Est(name, "transformer", preprocessing=True)  # fit_on_texts: a vocabulary of the top words
         if name in _MICE_KERNELS and top in ("miceforest", ""):

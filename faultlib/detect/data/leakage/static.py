@@ -159,7 +159,7 @@ from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, 
 from faultlib.detect.data.leakage.values import as_data, maybe_data
 from faultlib.detect.data.leakage.choices import ChoiceChecks, bindings, loop_facts, names_columns, reflection
 from faultlib.detect.data.leakage.bestitems import BestItems
-from faultlib.detect.data.leakage.keptnames import KeptNames
+from faultlib.detect.data.leakage.keptnames import KeptNames, kept_names_joined
 from faultlib.detect.data.leakage.guardeddrops import GuardedDrops
 from faultlib.detect.data.leakage.classstats import chooses
 from faultlib.detect.data.leakage.rowdraws import function_spans, label_columns
@@ -652,6 +652,8 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             return both
         if da is not None and empty_list(b) or db is not None and empty_list(a):
             return a if da is not None else b  # blocks = [] then `if cond: blocks.append(X)`: it may hold X's rows
+        if (kept := kept_names_joined(a, b)) is not None:  # names a selection chose, in one branch (keptnames.py)
+            return kept
         return Interpreter._join(self, a, b)
 
     def _compare(self, values: list[Any]) -> Any:
