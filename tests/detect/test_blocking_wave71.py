@@ -91,6 +91,26 @@ def test_a_class_its_package_exports_to_a_lookup_by_name_counts_as_built(tmp_pat
             'return requests.post("http://llm:9000/reply", json={"text": text}).json()') in found  # built by name
 
 
+def test_a_class_of_a_module_imported_by_an_f_string_name_counts_as_built(tmp_path):
+    files = dict(_PROVIDERS)
+    files["kb/chat/__init__.py"] = ""
+    files["kb/settings.py"] = """
+        import importlib
+        import json
+        import os
+
+        SETTINGS = json.loads(os.environ["KB_SETTINGS"])
+
+
+        def build(section):
+            module = importlib.import_module(f"kb.chat.{SETTINGS[section]['module']}")
+            return getattr(module, SETTINGS[section]["provider"])()
+    """
+    found = flagged_package(tmp_path, files)
+    assert ("kb/chat/hosted.py", "blocking_http",
+            'return requests.post("https://api.example.org/v1/reply", json={"text": text}).json()') in found
+
+
 # -- SQLAlchemy's run_sync: the callable runs over the async driver -----------------------------------------------
 
 _SCHEMA = """

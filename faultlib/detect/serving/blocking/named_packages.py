@@ -14,8 +14,10 @@ package's imports while ``OpenAI`` and ``Anthropic`` happened to share a name wi
 The evidence is a pair: the package's ``__init__`` among the analysed files binds the class's name with an import, and
 a string constant of the files spells the package's dotted name (the name the lookup imports; compared on its last
 parts, the analysed folder may start below the repository's root) together with a call of ``__import__`` or
-``importlib.import_module`` somewhere in the files. A class whose package nobody imports by a spelt name stays
-unbuilt.
+``importlib.import_module`` somewhere in the files. The per-module form of the same registry,
+``importlib.import_module(f"deepsearcher.llm.{name}")``, spells the package as the constant head of an f-string
+ending in a dot: then every module of that package is importable by name and its classes count without the
+``__init__``'s import. A class whose package nobody imports by a spelt name stays unbuilt.
 """
 
 from __future__ import annotations
@@ -32,11 +34,15 @@ IMPORTERS = frozenset({"__import__", "import_module"})
 def exported_to_lookup(index, klass: Klass) -> bool:
     """Whether ``klass`` is bound by its package's ``__init__`` and that package is imported by a spelt name."""
     package = klass.module.name.rpartition(".")[0]
-    init = index.modules.get(package) if package else None
-    if init is None or init is klass.module or not _binds(init, klass.node.name):
+    if not package:
         return False
     wanted = package.split(".")
-    return any(_same_tail(wanted, spelt) for spelt in _spelt_modules(index))
+    spelt = _spelt_modules(index)
+    if any(_same_tail(wanted, heads) for heads in spelt[1]):  # import_module(f"pkg.llm.{name}")
+        return True
+    init = index.modules.get(package)
+    return (init is not None and init is not klass.module and _binds(init, klass.node.name)
+            and any(_same_tail(wanted, names) for names in spelt[0]))
 
 
 def _binds(init, name: str) -> bool:
@@ -50,11 +56,12 @@ def _same_tail(wanted: list[str], spelt: list[str]) -> bool:
     return wanted[-n:] == spelt[-n:]
 
 
-def _spelt_modules(index) -> list[list[str]]:
-    """The dotted string constants (two parts or more) of the files that call an importer; memoised per index."""
+def _spelt_modules(index) -> tuple[list[list[str]], list[list[str]]]:
+    """The dotted string constants (two parts or more) of the files, and the packages spelt as the constant head of an
+    f-string (``f"pkg.llm.{name}"``), when the files call an importer; memoised per index."""
     memo = index.__dict__.get("_faultlib_spelt_modules")
     if memo is None:
-        memo, importing = [], False
+        names, heads, importing = [], [], False
         for module in index.distinct_modules():
             if "import" not in module.source:
                 continue
@@ -63,9 +70,17 @@ def _spelt_modules(index) -> list[list[str]]:
                     f = node.func
                     importing = importing or (isinstance(f, ast.Name) and f.id in IMPORTERS) or (
                         isinstance(f, ast.Attribute) and f.attr in IMPORTERS)
-                elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and "." in node.value
-                      and node.value.replace(".", "").replace("_", "").isalnum()):
-                    memo.append(node.value.split("."))
-        memo = memo if importing else []
+                elif isinstance(node, ast.Constant) and _dotted(node.value):
+                    names.append(node.value.split("."))
+                elif (isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant)
+                      and isinstance(node.values[0].value, str) and node.values[0].value.endswith(".")
+                      and _dotted(node.values[0].value[:-1])):
+                    heads.append(node.values[0].value[:-1].split("."))
+        memo = (names, heads) if importing else ([], [])
         index.__dict__["_faultlib_spelt_modules"] = memo
     return memo
+
+
+def _dotted(value) -> bool:
+    """A dotted name of two parts or more (``"deepsearcher.llm"``)."""
+    return (isinstance(value, str) and "." in value and all(p.isidentifier() for p in value.split(".")))
