@@ -326,3 +326,42 @@ def test_a_library_stores_subclass_blocks_through_super_its_collection_and_its_p
     assert ("blocking_http", "return self._similarity_search_with_score(vector, k=k)") in found
     assert ("blocking_db", 'return self._collection.distinct("file_id")') in found
     assert not any("__repr__" in line for _, line in found)  # a method the vocabulary does not describe
+
+
+# -- psycopg 3's pool: lending a connection waits, the connection it lends is psycopg's -----------------------------
+
+_POOL = """
+    from contextlib import contextmanager
+
+    from psycopg_pool import ConnectionPool
+
+
+    class Vectors:
+        def __init__(self, uri):
+            self.pool = ConnectionPool(conninfo=uri, min_size=1, max_size=4)
+
+        @contextmanager
+        def borrowed(self):
+            conn = self.pool.getconn()
+            try:
+                yield conn
+            finally:
+                self.pool.putconn(conn)
+
+        async def nearest(self, vector):
+            with self.borrowed() as conn:
+                return conn.execute("SELECT id FROM items ORDER BY embedding <-> %s LIMIT 5", (vector,)).fetchall()
+
+        async def count(self):
+            with self.pool.connection() as conn:
+                return conn.execute("SELECT count(*) FROM items").fetchone()
+"""
+
+
+def test_a_psycopg_pools_lending_and_its_connections_queries_are_reported(tmp_path):
+    found = flagged(tmp_path, _POOL)
+    assert ("blocking_db", "conn = self.pool.getconn()") in found
+    assert ("blocking_db", 'return conn.execute("SELECT id FROM items ORDER BY embedding <-> %s LIMIT 5", '
+                           '(vector,)).fetchall()') in found
+    assert ("blocking_db", 'return conn.execute("SELECT count(*) FROM items").fetchone()') in found
+    assert not any("ConnectionPool(" in line or "putconn" in line for _, line in found)  # built: background workers
