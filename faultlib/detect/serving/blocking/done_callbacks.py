@@ -7,6 +7,11 @@ asyncio's ``Future.add_done_callback`` the same, https://docs.python.org/3/libra
 
 The callback is a function whose first parameter (after ``self``) is the receiver of the call, and the file hands
 it by name to ``add_done_callback`` (``fut.add_done_callback(on_done)``, ``fut.add_done_callback(self.on_done)``).
+A function handed through a wrapper that gives it more arguments reads the future at the place the wrapper passes it:
+``fut.add_done_callback(lambda done, job=job: on_done(job, done))`` forwards the lambda's first parameter as the
+second argument, ``fut.add_done_callback(functools.partial(on_done, job))`` appends the future after the bound
+arguments ("partial ... with positional arguments args", https://docs.python.org/3/library/functools.html#
+functools.partial) -- held-out wave 71: a document parser's CLI logging each visualisation job's outcome.
 The same read in a function no ``add_done_callback`` receives, or on another future, stays a wait (held-out wave
 52: a Bluetooth bridge's ``done_future.result()`` in three done callbacks).
 """
@@ -31,18 +36,42 @@ def reads_own_done_future(call: ast.Call, func: Func) -> bool:
     params = [a.arg for a in (*func.node.args.posonlyargs, *func.node.args.args)]
     if func.cls is not None and func.parent is None and params[:1] == ["self"]:
         params = params[1:]
-    if params[:1] != [call.func.value.id]:
+    if call.func.value.id not in params:
         return False
-    return _registered(func.node.name, func.module.tree)
+    return _registered(func.node.name, func.module.tree, params.index(call.func.value.id))
 
 
-def _registered(name: str, tree: ast.AST) -> bool:
-    """Some ``x.add_done_callback(name)`` or ``x.add_done_callback(self.name)`` in ``tree``."""
+def _registered(name: str, tree: ast.AST, position: int) -> bool:
+    """Some ``x.add_done_callback(...)`` in ``tree`` that has ``name`` called with the done future as its positional
+    argument at ``position``: ``name`` itself (position 0), a lambda forwarding its first parameter there, or a
+    ``partial`` binding ``position`` arguments before it."""
     for node in ast.walk(tree):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr == "add_done_callback" and node.args):
             handed = node.args[0]
-            if (isinstance(handed, ast.Name) and handed.id == name) or (
-                    isinstance(handed, ast.Attribute) and handed.attr == name):
+            if _names(handed, name):
+                if position == 0:
+                    return True
+            elif isinstance(handed, ast.Lambda) and _forwards(handed, name, position):
+                return True
+            elif (isinstance(handed, ast.Call) and _names(handed.func, "partial") and handed.args
+                  and _names(handed.args[0], name) and len(handed.args) - 1 == position
+                  and not any(isinstance(a, ast.Starred) for a in handed.args)):
                 return True
     return False
+
+
+def _names(expr: ast.expr, name: str) -> bool:
+    """``name`` or ``x.name``."""
+    return (isinstance(expr, ast.Name) and expr.id == name) or (isinstance(expr, ast.Attribute) and expr.attr == name)
+
+
+def _forwards(handed: ast.Lambda, name: str, position: int) -> bool:
+    """``lambda f, ...: name(a0, ..., f, ...)`` with ``f`` (the lambda's first parameter) at ``position``."""
+    params = [a.arg for a in (*handed.args.posonlyargs, *handed.args.args)]
+    body = handed.body
+    if not (params and isinstance(body, ast.Call) and _names(body.func, name) and len(body.args) > position):
+        return False
+    before = body.args[:position + 1]
+    return (not any(isinstance(a, ast.Starred) for a in before) and isinstance(body.args[position], ast.Name)
+            and body.args[position].id == params[0])

@@ -27,7 +27,9 @@ class Family:
         methods: ``{method: kind}``; the key ``*`` means every method not in ``except_``; besides public
             names, ``__call__`` (calling an instance), ``__next__`` (iterating one), ``__init__`` (constructing
             one: a model class that loads its weights) and ``__getitem__``/``__setitem__``/``__delitem__``
-            (``db[key]``, ``db[key] = value``, ``del db[key]`` on a persistent mapping) may be named, never by ``*``.
+            (``db[key]``, ``db[key] = value``, ``del db[key]`` on a persistent mapping) may be named, never by ``*``;
+            so may a single-underscore method a library's subclasses are meant to call (LangChain MongoDB's
+            ``_similarity_search_with_score``), only when named.
         source: the documentation that says these calls block (URL).
         except_: methods of a ``*`` family that do no I/O (``pipeline``, ``get_paginator``).
         resources: attributes of an instance are sub-clients of the same family (``client.chat.completions``):
@@ -88,7 +90,8 @@ class Family:
                                                                        or attr in self.resources)
 
     def kind_of(self, method: str) -> str | None:
-        if method in self.except_ or (method.startswith("_") and method not in ("__call__", *NAMED_ONLY)):
+        if method in self.except_ or (method.startswith("_") and method not in ("__call__", *NAMED_ONLY)
+                                      and (method.startswith("__") or method not in self.methods)):
             return None
         if self.package and method not in self.methods and (
                 method[:1].isupper() or method.startswith("from_") or "async" in method.lower()):

@@ -52,6 +52,7 @@ from faultlib.detect.serving.blocking.literal_loop_types import literal_loop_typ
 from faultlib.detect.serving.blocking.stored_callables import stored_callable
 from faultlib.detect.serving.blocking.stored_locals import local_names, stores_locals
 from faultlib.detect.serving.blocking.method_aliases import bound_method
+from faultlib.detect.serving.blocking.library_supers import library_base_method
 from faultlib.detect.serving.blocking.own_root import under_own_name
 from faultlib.detect.serving.blocking.remote_methods import remote_method
 from faultlib.detect.serving.blocking.scopes import MAX_RESOLVE_DEPTH, _all_classes, _is_classmethod, _is_cls
@@ -476,7 +477,7 @@ class Index(TypeOf):
                     found = self.method(base, expr.attr)
                     if found is not None:
                         return found
-            return None
+            return library_base_method(self, func.cls, expr.attr)  # super().add_documents(...) of a library's store
         held = module_held(expr.value, func)
         if held is not None:  # self._torch.load, or torch.no_grad after torch = self._torch: the module's function
             return f"{held}.{expr.attr}"

@@ -308,6 +308,9 @@ SDKS = Vocabulary(
                                  "constructor loads the Hugging Face model and tokenizer)") for pkg in ("dsp", "dspy")},
         "chromadb.PersistentClient": (F, "https://docs.trychroma.com/reference/python/client#persistentclient (opens "
                                          "the SQLite store and the index files in the path given)"),
+        "chromadb.HttpClient": (H, "https://docs.trychroma.com/reference/python/client#httpclient and chromadb/api/"
+                                   "client.py (Client.__init__ validates the tenant and the database: get_tenant and "
+                                   "get_database requests to the server; AsyncHttpClient is the async twin)"),
         "ffmpeg.run": (S, "https://kkroening.github.io/ffmpeg-python/#ffmpeg.run"),
         "pinecone.Pinecone.Index": (H, "https://docs.pinecone.io/guides/manage-data/target-an-index (by name only, the "
                                        "SDK calls describe_index to look the host up; passing host= skips it)"),

@@ -40,6 +40,7 @@ from faultlib.detect.serving.blocking.listed_calls import listed_targets
 from faultlib.detect.serving.blocking.model import Func, dotted
 from faultlib.detect.serving.blocking.memory_connections import memory_connect
 from faultlib.detect.serving.blocking.memory_dbs import in_memory_session
+from faultlib.detect.serving.blocking.greenlet_callables import over_async_driver
 from faultlib.detect.serving.blocking.memory_spools import memory_spool
 from faultlib.detect.serving.blocking.none_defaults import none_default
 from faultlib.detect.serving.blocking.text_args import as_text
@@ -89,10 +90,14 @@ WRITERS = ("save", "dump", "write", "to_")
 writers (``DataFrame.to_csv(buffer)``, ``to_json``, ``to_parquet``: "path_or_buf ... a file-like object",
 https://pandas.pydata.org/docs/reference/api/pandas.DataFrame.to_csv.html): into ``io.StringIO``/``BytesIO`` they
 format the frame in memory, as ``to_csv()`` with no target returns the text."""
-COPIES = frozenset({"wave.open", "PIL.Image.open", "mutagen.File", "mutagen._file.File", *FILE_CLASSES})
+COPIES = frozenset({"wave.open", "PIL.Image.open", "mutagen.File", "mutagen._file.File", "numpy.load", *FILE_CLASSES})
 """File openers that over an in-memory buffer only copy bytes or read a header (a WAV header and raw frames; Pillow's
 lazy open identifies the format and leaves decoding to ``load``; mutagen reads the tags and the stream header, not
-the audio; ``discord.File`` only wraps the stream it is given): no decoding."""
+the audio; ``discord.File`` only wraps the stream it is given; ``numpy.load`` reads an ``.npy`` header and copies
+the array's raw bytes, and opens an ``.npz`` as a lazy ``NpzFile`` whose arrays are read when indexed -- "the
+returned object is a dictionary-like object which can be queried for its list of arrays",
+https://numpy.org/doc/stable/reference/generated/numpy.load.html; pickled objects need allow_pickle=True: held-out
+wave 71, a multivector store's cached embeddings): no decoding."""
 REMOTE_KINDS = frozenset({"blocking_db", "blocking_http", "blocking_socket_io"})
 """A family class of these kinds connects to its server when constructed (``pymilvus.Collection(name)``)."""
 
@@ -106,6 +111,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return Site("blocking_task", exited, func, call)
     if target.startswith(("sqlalchemy.", "sqlmodel.")) and in_memory_session(index, call, func):
         return None  # a session of a "sqlite://" engine: the database is in the process's memory
+    if over_async_driver(index, target, call, func):
+        return None  # await conn.run_sync(lambda c: inspect(c).get_table_names()): greenlet over the async driver
     if memory_spool(target, call):
         return None  # SpooledTemporaryFile(max_size=0): never rolls over, a buffer in memory
     known = index.vocab.calls.get(target)

@@ -6,7 +6,8 @@ defined, perhaps imported or listed in ``__all__``, but never called, passed, st
 ``isinstance`` -- has no instance there (kyutai-labs/moshi: ``DummyQuantizer`` beside the
 ``SplitResidualVectorQuantizer`` its loader builds, held-out wave 69). Its override is left out when another
 override's class is mentioned; when none is, the files are a library whose users build the classes, and every
-override stays. Used by :class:`~faultlib.detect.serving.blocking.reach.Reachability` for an abstract base method.
+override stays. A class its package exports to a lookup by a name read at run time counts as built
+(:mod:`~faultlib.detect.serving.blocking.named_packages`). Used by :class:`~faultlib.detect.serving.blocking.reach.Reachability` for an abstract base method.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass
+from faultlib.detect.serving.blocking.named_packages import exported_to_lookup
 
 __all__ = ["built_overrides"]
 
@@ -22,7 +24,8 @@ def built_overrides(index, overrides: list[Func]) -> list[Func]:
     """``overrides`` without those of classes no expression mentions, unless that leaves none."""
     if len(overrides) < 2:
         return overrides
-    kept = [o for o in overrides if not isinstance(o.cls, Klass) or _mentioned(index, o.cls.node.name)]
+    kept = [o for o in overrides if not isinstance(o.cls, Klass) or _mentioned(index, o.cls.node.name)
+            or exported_to_lookup(index, o.cls)]
     return kept if kept else overrides
 
 

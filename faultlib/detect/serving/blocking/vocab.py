@@ -61,6 +61,11 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     **{name: {"file": "tempfile.SpooledTemporaryFile"} for name in (
         "fastapi.UploadFile", "fastapi.datastructures.UploadFile", "starlette.datastructures.UploadFile")},
     "sqlalchemy.orm.DeclarativeBase": {"metadata": "sqlalchemy.MetaData"},
+    # https://langchain-mongodb.readthedocs.io/ MongoDBAtlasVectorSearch(collection, ...): the pymongo Collection it
+    # was given, kept as ``_collection`` (a subclass's own queries run on it; held-out wave 71)
+    **{s: {"_collection": "pymongo.collection.Collection"} for s in (
+        "langchain_mongodb.MongoDBAtlasVectorSearch", "langchain_mongodb.vectorstores.MongoDBAtlasVectorSearch",
+        "langchain_community.vectorstores.MongoDBAtlasVectorSearch")},
     **{m: {"env": "lmdb.Environment"} for m in ("lmdbm.Lmdb", "lmdbm.lmdbm.Lmdb")},  # libraries.lmdbstores
     "diffusers.utils.BaseOutput": {k: "diffusers.utils.BaseOutput.images" for k in ("images", "[]")},
     "diffusers.utils.BaseOutput.images": {"[]": "PIL.Image.Image"},

@@ -25,6 +25,9 @@ HYDRA = ("https://hydra.cc/docs/advanced/compose_api/ (compose() loads the prima
 DOTENV = ("https://github.com/theskumar/python-dotenv#getting-started (load_dotenv and dotenv_values open and parse "
           "the .env file -- found by walking up from the caller's directory when no path is given -- unless a "
           "stream= is passed)")
+DOTENV_WRITERS = ("https://github.com/theskumar/python-dotenv#command-line-interface and dotenv/main.py (set_key and "
+                  "unset_key read the .env file, write the changed lines to a temporary file and move it over the "
+                  "original)")
 ENVIRONS = ("https://github.com/sloria/environs#reading-env-files (Env.read_env reads the .env file through "
             "python-dotenv)")
 CONFUSE = ("https://confuse.readthedocs.io/en/latest/usage.html#search-paths (Configuration(appname, modname, "
@@ -40,6 +43,7 @@ CONFIG_FILES = Vocabulary(
         **{f"hydra.{f}": (F, HYDRA) for f in ("compose", "compose.compose")},
         **{f"dotenv.{f}": (F, DOTENV) for f in ("load_dotenv", "dotenv_values", "main.load_dotenv",
                                                 "main.dotenv_values")},
+        **{f"dotenv.{m}{f}": (F, DOTENV_WRITERS) for m in ("", "main.") for f in ("set_key", "unset_key")},
         "environs.Env.read_env": (F, ENVIRONS),
         "confuse.Configuration": (F, CONFUSE),
         "confuse.LazyConfig.set_file": (F, CONFUSE),

@@ -64,8 +64,16 @@ _INSPECTOR_QUERIES = (
 ES_HELPERS = ("https://elasticsearch-py.readthedocs.io/en/stable/helpers.html (bulk, streaming_bulk, scan and reindex "
               "send their requests through the synchronous client they are given; async_bulk/async_scan are the "
               "twins for AsyncElasticsearch)")
+ALEMBIC = ("https://alembic.sqlalchemy.org/en/latest/api/runtime.html#alembic.runtime.migration.MigrationContext "
+           "(get_current_revision/get_current_heads read the alembic_version table through the context's connection; "
+           "configure only builds the context) and https://alembic.sqlalchemy.org/en/latest/api/commands.html (the "
+           "commands -- and config.main, the command line -- run the migration scripts' env.py against the database; "
+           "the cookbook runs them from async code with run_sync)")
+_ALEMBIC_CONTEXTS = ("alembic.migration.MigrationContext", "alembic.runtime.migration.MigrationContext")
 DATABASES = Vocabulary(
     calls={
+        **_names("blocking_db", ALEMBIC, "alembic.command", "upgrade", "downgrade", "stamp", "current", "check"),
+        **_names("blocking_db", ALEMBIC, "alembic.config", "main"),
         **{f"{m}.helpers.{f}": ("blocking_http", ES_HELPERS) for m in ("elasticsearch", "opensearchpy")
            for f in ("bulk", "streaming_bulk", "parallel_bulk", "scan", "reindex")},
         **_names("blocking_db", "https://www.psycopg.org/docs/module.html", "psycopg2", "connect"),
@@ -83,6 +91,8 @@ DATABASES = Vocabulary(
         **_names("blocking_db", DDL, "sqlmodel.SQLModel.metadata", "create_all", "drop_all", "reflect"),
     },
     families=(
+        Family(_ALEMBIC_CONTEXTS, {m: "blocking_db" for m in ("get_current_revision", "get_current_heads",
+                                                               "run_migrations", "stamp")}, ALEMBIC),
         Family(("psycopg2.extensions.connection", "psycopg2.extensions.cursor", "psycopg.Connection", "psycopg.Cursor",
                 "pymysql.connections.Connection", "pymysql.cursors.Cursor"), _SQL_CURSOR,
                "https://peps.python.org/pep-0249/"),
@@ -124,6 +134,7 @@ DATABASES = Vocabulary(
                except_=frozenset({"options"})),
     ),
     returns={
+        **{f"{c}.configure": c for c in _ALEMBIC_CONTEXTS},
         "psycopg2.connect": "psycopg2.extensions.connection", "psycopg2.extensions.connection.cursor":
             "psycopg2.extensions.cursor", "psycopg.connect": "psycopg.Connection",
         "psycopg.Connection.cursor": "psycopg.Cursor", "pymysql.connect": "pymysql.connections.Connection",

@@ -12,7 +12,8 @@ and a cursor's ``execute``/``fetch*``/``callproc`` wait for the server. Each ent
 Connection pools hand out the same connections (:data:`POOLS`): creating one opens its first connections, and the
 connection it lends is the driver's (MySQL Connector/Python's ``MySQLConnectionPool.get_connection`` returns a
 ``PooledMySQLConnection``; psycopg2's ``SimpleConnectionPool``/``ThreadedConnectionPool.getconn`` a psycopg2
-connection).
+connection; psycopg 3's ``psycopg_pool.ConnectionPool.getconn``/``connection()`` a psycopg ``Connection``, held-out
+wave 71: a multivector store borrowing one per query inside its coroutines).
 """
 
 from __future__ import annotations
@@ -55,12 +56,17 @@ MYSQL_POOL = ("https://dev.mysql.com/doc/connector-python/en/connector-python-co
               "created with pool_size connections; get_connection lends a PooledMySQLConnection)")
 PSYCOPG2_POOL = ("https://www.psycopg.org/docs/pool.html (minconn connections are created with the pool; getconn "
                  "returns a connection)")
+PSYCOPG_POOL = ("https://www.psycopg.org/psycopg3/docs/api/pool.html#psycopg_pool.ConnectionPool (getconn waits "
+                "until a connection is free, up to timeout, and returns a psycopg Connection; connection() does the "
+                "same as a context manager; AsyncConnectionPool is the async twin)")
 POOLS = {  # pool class: (documentation, the method lending a connection, the connection's type)
     "mysql.connector.pooling.MySQLConnectionPool": (MYSQL_POOL, "get_connection",
                                                     "mysql.connector.pooling.PooledMySQLConnection"),
     "psycopg2.pool.SimpleConnectionPool": (PSYCOPG2_POOL, "getconn", "psycopg2.extensions.connection"),
     "psycopg2.pool.ThreadedConnectionPool": (PSYCOPG2_POOL, "getconn", "psycopg2.extensions.connection"),
 }
+_PSYCOPG_POOLS = ("psycopg_pool.ConnectionPool", "psycopg_pool.pool.ConnectionPool")
+"""psycopg 3's pool: built, it connects in background workers (no wait); lending and ``wait`` block."""
 CLICKHOUSE_CONNECT = ("https://clickhouse.com/docs/integrations/python#client-interface (get_client connects and "
                       "checks the server; query/command/insert are HTTP requests; get_async_client is the twin)")
 CLICKHOUSE_DRIVER = "https://clickhouse-driver.readthedocs.io/en/latest/api.html#clickhouse_driver.Client.execute"
@@ -76,6 +82,7 @@ SQL_DRIVERS = Vocabulary(
         Family(tuple({c for _, _, c in _DRIVERS.values()}), _CURSOR, PEP249 + " (Cursor.execute and fetch* wait "
                "for the server)"),
         Family(("mysql.connector.pooling.PooledMySQLConnection",), _CONNECTION, MYSQL_POOL),
+        Family(_PSYCOPG_POOLS, {m: D for m in ("getconn", "connection", "wait")}, PSYCOPG_POOL),
         Family(("clickhouse_connect.driver.Client", "clickhouse_connect.driver.client.Client",
                 "clickhouse_connect.driver.httpclient.HttpClient"),
                {m: D for m in ("query", "command", "insert", "query_df", "query_np", "query_arrow", "insert_df",
@@ -92,6 +99,7 @@ SQL_DRIVERS = Vocabulary(
         **{f"clickhouse_connect.{f}": "clickhouse_connect.driver.Client" for f in ("get_client", "create_client")},
         **{pool: pool for pool in POOLS},
         **{f"{pool}.{lend}": conn for pool, (_, lend, conn) in POOLS.items()},
+        **{f"{pool}.{lend}": "psycopg.Connection" for pool in _PSYCOPG_POOLS for lend in ("getconn", "connection")},
         "mysql.connector.pooling.PooledMySQLConnection.cursor": "mysql.connector.cursor.MySQLCursor",
     },
 )
