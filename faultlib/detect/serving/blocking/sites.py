@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.archives import stored_in_memory
+from faultlib.detect.serving.blocking.autocommit_connections import commits_nothing
 from faultlib.detect.serving.blocking.attachment_paths import names_a_path
 from faultlib.detect.serving.blocking.binary_responses import binary_response_write
 from faultlib.detect.serving.blocking.bodies import streaming_body_read
@@ -111,6 +112,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     known = index.vocab.calls.get(target)
     if known is not None and memory_connect(index.vocab, target, call, func):
         return None  # sqlite3.connect(":memory:"): the database lives in the process's memory
+    if commits_nothing(index, target, call, func):
+        return None  # conn.commit() on a connection in autocommit mode: no transaction open, nothing sent
     if known is not None and known[0] == "blocking_file_io" and null_device(index, call, func):
         return None  # open(os.devnull, "w"): the null device, no disk behind it
     if known is not None and known[0] == "blocking_file_io" and reads_proc(call):

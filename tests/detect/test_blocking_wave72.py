@@ -1,0 +1,108 @@
+"""check blocking: the kinds held-out wave 72 (issue 17; Matrix/Slack bots, aio-pika/FastStream consumers, model
+services) left, fixed by kind.
+
+Each blocker is found at its line with its kind; each look-alike stays silent. Every example is written for this
+test."""
+
+from __future__ import annotations
+
+import textwrap
+
+from tests.detect.blocking_source import flagged, flagged_package
+
+
+def _with(shared: str, extra: str) -> str:
+    """A shared module source followed by the lines one test adds, both at the module's top level."""
+    return textwrap.dedent(shared) + textwrap.dedent(extra)
+
+
+# -- commit() on a connection in autocommit mode sends nothing -----------------------------------------------------------
+
+_NOTES = """
+    import sqlite3
+
+
+    class Notes:
+        def __init__(self, kind, dsn):
+            self.db = self._open(kind, dsn)
+            self.cur = self.db.cursor()
+
+        def _open(self, kind, dsn):
+            if kind == "sqlite":
+                return sqlite3.connect(dsn, isolation_level=None)
+            import psycopg2
+            db = psycopg2.connect(dsn)
+            db.set_isolation_level(0)
+            return db
+
+        def add(self, room, text):
+            self.cur.execute("INSERT INTO notes VALUES (?, ?)", (room, text))
+            self.db.commit()
+"""
+
+
+def test_commit_on_an_autocommit_connection_is_silent_and_the_statement_still_blocks(tmp_path):
+    found = flagged(tmp_path, _with(_NOTES, """
+        notes = Notes("sqlite", "notes.db")
+
+
+        async def on_message(room, text):
+            notes.add(room, text)
+    """))
+    assert ("blocking_db", 'self.cur.execute("INSERT INTO notes VALUES (?, ?)", (room, text))') in found
+    assert not any(line == "self.db.commit()" for _, line in found)
+
+
+def test_commit_on_a_psycopg_connection_switched_by_attribute_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import psycopg
+
+
+        class Ledger:
+            def __init__(self, dsn):
+                self.conn = psycopg.connect(dsn)
+                self.conn.autocommit = True
+
+            def record(self, amount):
+                self.conn.execute("INSERT INTO ledger VALUES (%s)", (amount,))
+                self.conn.commit()
+
+
+        ledger = Ledger("dbname=ledger")
+
+
+        async def pay(amount):
+            ledger.record(amount)
+    """)
+    assert ("blocking_db", 'self.conn.execute("INSERT INTO ledger VALUES (%s)", (amount,))') in found
+    assert not any(line == "self.conn.commit()" for _, line in found)
+
+
+def test_commit_without_autocommit_or_after_an_explicit_begin_still_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import sqlite3
+
+        import psycopg2
+        import pymysql
+
+
+        async def save(dsn, row):
+            conn = psycopg2.connect(dsn)
+            conn.cursor().execute("INSERT INTO t VALUES (%s)", (row,))
+            conn.commit()
+
+
+        async def save_mysql(row):
+            link = pymysql.connect(host="db", autocommit=True)
+            link.commit()
+
+
+        async def save_batch(rows):
+            lite = sqlite3.connect("batch.db", isolation_level=None)
+            lite.execute("BEGIN")
+            lite.executemany("INSERT INTO t VALUES (?)", rows)
+            lite.commit()
+    """)
+    assert ("blocking_db", "conn.commit()") in found
+    assert ("blocking_db", "link.commit()") in found
+    assert ("blocking_db", "lite.commit()") in found
