@@ -106,3 +106,52 @@ def test_commit_without_autocommit_or_after_an_explicit_begin_still_blocks(tmp_p
     assert ("blocking_db", "conn.commit()") in found
     assert ("blocking_db", "link.commit()") in found
     assert ("blocking_db", "lite.commit()") in found
+
+
+# -- slack_sdk's WebClient: every method is a Web API request, what it returns is data ------------------------------------
+
+_SLACK = """
+    import asyncio
+    import os
+
+    from slack_sdk import WebClient
+
+
+    def _client() -> WebClient:
+        return WebClient(token=os.environ["SLACK_TOKEN"])
+
+
+    def list_rooms(cursor=None):
+        return _client().conversations_list(limit=100, cursor=cursor)
+
+
+    def file_meta(file_id):
+        reply = _client().files_info(file=file_id)
+        return reply.get("file", {})
+"""
+
+
+def test_a_slack_web_api_method_the_vocabulary_does_not_name_blocks(tmp_path):
+    found = flagged(tmp_path, _with(_SLACK, """
+        async def crawl():
+            rooms = list_rooms()
+            return [room.get("id") for room in rooms.get("channels", [])]
+    """))
+    assert ("blocking_http", "return _client().conversations_list(limit=100, cursor=cursor)") in found
+
+
+def test_lookups_on_what_a_slack_call_returned_are_silent(tmp_path):
+    found = flagged(tmp_path, _with(_SLACK, """
+        async def crawl():
+            page = list_rooms()
+            rooms = page.get("channels", [])
+            cursor = page.get("response_metadata", {}).get("next_cursor")
+            return rooms, cursor
+
+
+        async def on_file(file_id):
+            meta = await asyncio.to_thread(file_meta, file_id)
+            url = meta.get("url_private") or meta.get("permalink")
+            return url, meta.get("mimetype")
+    """))
+    assert {line for _, line in found} == {"return _client().conversations_list(limit=100, cursor=cursor)"}

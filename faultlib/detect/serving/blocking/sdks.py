@@ -70,9 +70,16 @@ _CLIENTS = {  # sync clients with sub-clients (`client.chat.completions.create`)
     ("cohere.Client", "cohere.ClientV2"): "https://github.com/cohere-ai/cohere-python#async-client",
     ("google.genai.Client",): "https://googleapis.github.io/python-genai/#async (client.aio is the twin)",
     ("twilio.rest.Client",): "https://www.twilio.com/docs/libraries/reference/twilio-python/#asynchronous-api-requests",
-    ("slack_sdk.WebClient", "slack_sdk.web.WebClient", "slack_sdk.web.client.WebClient"):
-        "https://slack.dev/python-slack-sdk/web/index.html#asyncwebclient",
 }
+
+SLACK_WEB_CLIENTS = ("slack_sdk.WebClient", "slack_sdk.web.WebClient", "slack_sdk.web.client.WebClient",
+                     "slack.WebClient", "slack.web.client.WebClient")
+"""slack_sdk's (and the older slackclient 2's ``slack``) synchronous Web API client. It has no sub-clients: each of
+its public methods (``chat_postMessage``, ``conversations_list``, ... one per Web API method, over two hundred) sends
+one HTTPS request and returns a ``SlackResponse``, data that reads like a dict (``response.get("channels")`` is a
+lookup, no request); AsyncWebClient is the twin (https://tools.slack.dev/python-slack-sdk/web/ "Basic usage",
+https://tools.slack.dev/python-slack-sdk/api-docs/slack_sdk/web/slack_response.html). Held-out wave 72: a Slack
+crawler's ``conversations_list`` and the ``.get`` lookups on what it returned."""
 
 MODEL_LOADERS = {  # constructors and functions that read a model's weights from disk (or download them)
     "llama_cpp.Llama": "https://llama-cpp-python.readthedocs.io/en/latest/api-reference/#llama_cpp.Llama "
@@ -243,6 +250,8 @@ SDKS = Vocabulary(
         Family(("gtts.gTTS", "gtts.tts.gTTS"), {m: H for m in ("save", "write_to_fp", "stream")},
                "https://gtts.readthedocs.io/en/latest/module.html (requests Google Translate's TTS API)"),
         *(Family(types, _CLIENT_METHODS, source, resources=True) for types, source in _CLIENTS.items()),
+        Family(SLACK_WEB_CLIENTS, _ALL_HTTP, "https://tools.slack.dev/python-slack-sdk/web/ (every WebClient method "
+               "is one Web API request returning a SlackResponse; AsyncWebClient is the twin)"),
         _pkg("stripe", "https://docs.stripe.com/api?lang=python (every resource call is an HTTPS request; the "
              "*_async methods are the twins)", methods=(
                  "create", "retrieve", "modify", "delete", "list", "search", "cancel", "confirm", "capture", "pay",
