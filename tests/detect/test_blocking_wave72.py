@@ -155,3 +155,68 @@ def test_lookups_on_what_a_slack_call_returned_are_silent(tmp_path):
             return url, meta.get("mimetype")
     """))
     assert {line for _, line in found} == {"return _client().conversations_list(limit=100, cursor=cursor)"}
+
+
+# -- a module global bound to one class or another in an if/else: either class's method may run ----------------------
+
+_RANKERS = """
+    import numpy as np
+    import onnxruntime as ort
+
+
+    class BigRanker:
+        def __init__(self):
+            self.session = ort.InferenceSession("big.onnx")
+
+        def rank(self, rows):
+            return self.session.run(None, {"x": np.asarray(rows)})[0]
+
+
+    class TinyRanker:
+        def rank(self, rows):
+            return sorted(rows)
+"""
+
+
+def test_a_global_built_by_either_class_runs_the_first_branch_method_too(tmp_path):
+    found = flagged_package(tmp_path, {"__init__.py": "", "rankers.py": _RANKERS, "app.py": """
+        import os
+
+        from fastapi import FastAPI
+
+        from svc.rankers import BigRanker, TinyRanker
+
+        app = FastAPI()
+        if os.environ.get("RANKER", "big") == "big":
+            ranker = BigRanker()
+        else:
+            ranker = TinyRanker()
+
+
+        @app.post("/rank")
+        async def rank(rows: list[float]):
+            return {"order": ranker.rank(rows).tolist()}
+    """})
+    assert ("rankers.py", "blocking_cpu", 'return self.session.run(None, {"x": np.asarray(rows)})[0]') in found
+
+
+def test_a_global_bound_to_one_class_whose_method_is_cheap_stays_silent(tmp_path):
+    found = flagged_package(tmp_path, {"__init__.py": "", "rankers.py": _RANKERS, "app.py": """
+        import os
+
+        from fastapi import FastAPI
+
+        from svc.rankers import TinyRanker
+
+        app = FastAPI()
+        if os.environ.get("RANKER") == "reverse":
+            ranker = TinyRanker()
+        else:
+            ranker = None
+
+
+        @app.post("/rank")
+        async def rank(rows: list[float]):
+            return {"order": ranker.rank(rows)}
+    """})
+    assert not any(path == "rankers.py" and "session.run" in line for path, _, line in found)
