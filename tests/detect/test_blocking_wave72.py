@@ -220,3 +220,118 @@ def test_a_global_bound_to_one_class_whose_method_is_cheap_stays_silent(tmp_path
             return {"order": ranker.rank(rows)}
     """})
     assert not any(path == "rankers.py" and "session.run" in line for path, _, line in found)
+
+
+# -- a TensorFlow SavedModel's serving signature runs the model ------------------------------------------------------------
+
+def test_calling_a_saved_model_signature_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import numpy as np
+        import tensorflow as tf
+
+
+        class Tagger:
+            def __init__(self, folder):
+                restored = tf.saved_model.load(folder)
+                self._serve = restored.signatures["serving_default"]
+
+            def tag(self, pixels):
+                out = self._serve(tf.constant(np.asarray(pixels, dtype=np.float32)))
+                return out["scores"].numpy().tolist()
+
+
+        tagger = Tagger("/models/tagger/3")
+
+
+        async def tag_image(pixels):
+            return tagger.tag(pixels)
+    """)
+    assert ("blocking_cpu", "out = self._serve(tf.constant(np.asarray(pixels, dtype=np.float32)))") in found
+
+
+def test_a_saved_model_loaded_at_startup_and_its_signature_keys_read_stay_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import tensorflow as tf
+
+        restored = tf.saved_model.load("/models/tagger/3")
+        serve = restored.signatures["serving_default"]
+
+
+        async def describe():
+            return {"inputs": list(restored.signatures.keys()), "name": serve.name}
+    """)
+    assert found == set()
+
+
+# -- an untyped image saved into a file on disk --------------------------------------------------------------------------
+
+def test_an_untyped_image_saved_into_a_temporary_file_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import tempfile
+
+        import PIL
+
+        from painter import paint
+
+
+        async def reply_with_picture(room, prompt):
+            picture = paint(prompt)
+            handle = tempfile.NamedTemporaryFile(suffix=".png")
+            picture.save(handle, format="png")
+            await room.upload(handle.name)
+    """)
+    assert ("blocking_file_io", 'picture.save(handle, format="png")') in found
+
+
+def test_an_untyped_save_without_an_image_format_or_into_memory_is_not_a_file_write(tmp_path):
+    found = flagged(tmp_path, """
+        import io
+
+        from painter import paint, store
+
+
+        async def keep(prompt, handle):
+            picture = paint(prompt)
+            picture.save(handle, format="png")
+            store.save(handle, "draft")
+    """)
+    assert found == set()
+
+
+# -- writing into a child process's stdin pipe -------------------------------------------------------------------------
+
+def test_writing_to_a_child_process_stdin_pipe_blocks(tmp_path):
+    found = flagged(tmp_path, """
+        import subprocess
+
+
+        class Transcriber:
+            def __init__(self):
+                self.child = subprocess.Popen(["./transcribe"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                              text=True)
+
+            def feed(self, chunk: bytes):
+                self.child.stdin.buffer.write(chunk)
+                self.child.stdin.flush()
+
+
+        transcriber = Transcriber()
+
+
+        async def on_audio(chunk: bytes):
+            transcriber.feed(chunk)
+    """)
+    assert ("blocking_subprocess", "self.child.stdin.buffer.write(chunk)") in found
+
+
+def test_writing_to_an_asyncio_child_process_stdin_stays_silent(tmp_path):
+    found = flagged(tmp_path, """
+        import asyncio
+
+
+        async def on_audio(chunk: bytes):
+            child = await asyncio.create_subprocess_exec("./transcribe", stdin=asyncio.subprocess.PIPE)
+            child.stdin.write(chunk)
+            await child.stdin.drain()
+    """)
+    assert found == set()

@@ -28,7 +28,7 @@ from faultlib.detect.serving.blocking.descriptor_files import descriptor_file_ca
 from faultlib.detect.serving.blocking.descriptor_opens import wraps_descriptor
 from faultlib.detect.serving.blocking.drained_executors import shuts_down_drained
 from faultlib.detect.serving.blocking.executor_exits import exit_waits
-from faultlib.detect.serving.blocking.encodes import RENDERERS, image_decoding, image_encoding
+from faultlib.detect.serving.blocking.encodes import RENDERERS, image_decoding, image_encoding, image_file_write
 from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.fetched import parses_awaited_text
 from faultlib.detect.serving.blocking.done_callbacks import reads_own_done_future
@@ -220,6 +220,9 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     encoded = image_encoding(index, call, func) or image_decoding(index, call, func)  # the codec runs here
     if encoded is not None:
         return Site("blocking_cpu", encoded, func, call)
+    written = image_file_write(index, call, func)  # img.save(tmp, format="png"), img untyped: encoded into a file
+    if written is not None:
+        return Site("blocking_file_io", written, func, call)
     verb = framework_verb(call, func)  # h = self.model(x).realize() in a module importing tinygrad
     if verb is not None and index.type_of(call.func.value, func) is None:
         return Site(verb[0], verb[1], func, call)
