@@ -335,3 +335,76 @@ def test_writing_to_an_asyncio_child_process_stdin_stays_silent(tmp_path):
             await child.stdin.drain()
     """)
     assert found == set()
+
+
+# -- the plain store method of an otherwise async Matrix client -----------------------------------------------------------
+
+def test_loading_the_matrix_client_store_blocks_and_its_coroutines_do_not(tmp_path):
+    found = flagged(tmp_path, """
+        from nio import AsyncClient
+
+
+        async def run(settings):
+            client = AsyncClient(settings.homeserver, settings.user, store_path=settings.store)
+            client.access_token = settings.token
+            client.load_store()
+            await client.keys_upload()
+            await client.sync_forever(timeout=30000)
+    """)
+    assert found == {("blocking_db", "client.load_store()")}
+
+
+# -- a plain def startup/shutdown handler of a Starlette/FastAPI app runs on the loop -----------------------------------
+
+_SCHEMA = """
+    import sqlite3
+
+    from fastapi import FastAPI
+
+    app = FastAPI()
+
+
+    def create_schema():
+        db = sqlite3.connect("jobs.db")
+        db.execute("CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY)")
+"""
+
+
+def test_a_plain_startup_handler_runs_its_schema_setup_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _with(_SCHEMA, """
+        @app.on_event("startup")
+        def prepare() -> None:
+            create_schema()
+    """))
+    assert ("blocking_db", 'db = sqlite3.connect("jobs.db")') in found
+
+
+def test_a_plain_shutdown_handler_added_by_call_runs_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _with(_SCHEMA, """
+        def close_down() -> None:
+            create_schema()
+
+
+        app.add_event_handler("shutdown", close_down)
+    """))
+    assert ("blocking_db", 'db = sqlite3.connect("jobs.db")') in found
+
+
+def test_a_plain_endpoint_and_a_plain_function_no_app_registers_stay_silent(tmp_path):
+    found = flagged(tmp_path, _with(_SCHEMA, """
+        import atexit
+
+
+        @app.get("/jobs")
+        def jobs() -> list:
+            create_schema()
+            return []
+
+
+        def on_exit() -> None:
+            create_schema()
+
+
+        atexit.register(on_exit)
+    """))
+    assert found == set()
