@@ -6,14 +6,7 @@ test."""
 
 from __future__ import annotations
 
-import textwrap
-
-from tests.detect.blocking_source import flagged, flagged_package
-
-
-def _with(shared: str, extra: str) -> str:
-    """A shared module source followed by the lines one test adds, both at the module's top level."""
-    return textwrap.dedent(shared) + textwrap.dedent(extra)
+from tests.detect.blocking_source import flagged, flagged_package, joined
 
 
 # -- commit() on a connection in autocommit mode sends nothing -----------------------------------------------------------
@@ -42,7 +35,7 @@ _NOTES = """
 
 
 def test_commit_on_an_autocommit_connection_is_silent_and_the_statement_still_blocks(tmp_path):
-    found = flagged(tmp_path, _with(_NOTES, """
+    found = flagged(tmp_path, joined(_NOTES, """
         notes = Notes("sqlite", "notes.db")
 
 
@@ -132,7 +125,7 @@ _SLACK = """
 
 
 def test_a_slack_web_api_method_the_vocabulary_does_not_name_blocks(tmp_path):
-    found = flagged(tmp_path, _with(_SLACK, """
+    found = flagged(tmp_path, joined(_SLACK, """
         async def crawl():
             rooms = list_rooms()
             return [room.get("id") for room in rooms.get("channels", [])]
@@ -141,7 +134,7 @@ def test_a_slack_web_api_method_the_vocabulary_does_not_name_blocks(tmp_path):
 
 
 def test_lookups_on_what_a_slack_call_returned_are_silent(tmp_path):
-    found = flagged(tmp_path, _with(_SLACK, """
+    found = flagged(tmp_path, joined(_SLACK, """
         async def crawl():
             page = list_rooms()
             rooms = page.get("channels", [])
@@ -371,7 +364,7 @@ _SCHEMA = """
 
 
 def test_a_plain_startup_handler_runs_its_schema_setup_on_the_loop(tmp_path):
-    found = flagged(tmp_path, _with(_SCHEMA, """
+    found = flagged(tmp_path, joined(_SCHEMA, """
         @app.on_event("startup")
         def prepare() -> None:
             create_schema()
@@ -380,7 +373,7 @@ def test_a_plain_startup_handler_runs_its_schema_setup_on_the_loop(tmp_path):
 
 
 def test_a_plain_shutdown_handler_added_by_call_runs_on_the_loop(tmp_path):
-    found = flagged(tmp_path, _with(_SCHEMA, """
+    found = flagged(tmp_path, joined(_SCHEMA, """
         def close_down() -> None:
             create_schema()
 
@@ -391,7 +384,7 @@ def test_a_plain_shutdown_handler_added_by_call_runs_on_the_loop(tmp_path):
 
 
 def test_a_plain_endpoint_and_a_plain_function_no_app_registers_stay_silent(tmp_path):
-    found = flagged(tmp_path, _with(_SCHEMA, """
+    found = flagged(tmp_path, joined(_SCHEMA, """
         import atexit
 
 
