@@ -383,6 +383,29 @@ def test_a_plain_shutdown_handler_added_by_call_runs_on_the_loop(tmp_path):
     assert ("blocking_db", 'db = sqlite3.connect("jobs.db")') in found
 
 
+def test_a_plain_startup_handler_of_an_app_with_a_lifespan_never_runs(tmp_path):
+    found = flagged(tmp_path, """
+        import sqlite3
+        from contextlib import asynccontextmanager
+
+        from fastapi import FastAPI
+
+
+        @asynccontextmanager
+        async def lifespan(app):
+            yield
+
+
+        app = FastAPI(lifespan=lifespan)
+
+
+        @app.on_event("startup")
+        def prepare() -> None:
+            sqlite3.connect("jobs.db").execute("CREATE TABLE IF NOT EXISTS jobs (id TEXT)")
+    """)
+    assert found == set()
+
+
 def test_a_plain_endpoint_and_a_plain_function_no_app_registers_stay_silent(tmp_path):
     found = flagged(tmp_path, joined(_SCHEMA, """
         import atexit

@@ -12,7 +12,11 @@ Slack RAG service creating its tables in a sync startup hook.
 
 A handler is registered by ``@x.on_event("startup"|"shutdown")``, by ``x.add_event_handler("startup", fn)``, or in
 the ``on_startup=[...]``/``on_shutdown=[...]`` list of the application's or router's constructor, where ``x`` is a
-FastAPI or Starlette application or router (:data:`APPLICATIONS`). Used by
+FastAPI or Starlette application or router (:data:`APPLICATIONS`). An application built with ``lifespan=`` runs its
+lifespan instead and none of these handlers ("If you provide a lifespan parameter, startup and shutdown event
+handlers will no longer be called. It's all lifespan or all events, not both",
+https://fastapi.tiangolo.com/advanced/events/#alternative-events-deprecated; Starlette's Router uses
+``_DefaultLifespan`` only when ``lifespan`` is None): a handler of such an application is no entry. Used by
 :func:`~faultlib.detect.serving.blocking.frameworks.runs_inline`.
 """
 
@@ -50,7 +54,8 @@ def _on_event(index, decorator: ast.expr, scope: Func) -> bool:
     """``@x.on_event("startup")`` on an application or router ``x``."""
     return (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
             and decorator.func.attr == "on_event" and _event(decorator.args[0] if decorator.args else None)
-            and _application(index.type_of(decorator.func.value, scope)))
+            and _application(index.type_of(decorator.func.value, scope))
+            and not _has_lifespan(decorator.func.value, scope))
 
 
 def _registered(index) -> set[int]:
@@ -59,12 +64,12 @@ def _registered(index) -> set[int]:
     sites = index.infer.sites()
     for call, caller in sites.get("add_event_handler", []):
         if (isinstance(call.func, ast.Attribute) and len(call.args) >= 2 and _event(call.args[0])
-                and _application(index.type_of(call.func.value, caller))):
+                and _application(index.type_of(call.func.value, caller)) and not _has_lifespan(call.func.value, caller)):
             _note(index, found, call.args[1], caller)
     for name in {a.rpartition(".")[2] for a in APPLICATIONS}:
         for call, caller in sites.get(name, []):
             listed = [k.value for k in call.keywords if k.arg in CONSTRUCTOR_KEYWORDS]
-            if listed and _application(index.callee(call.func, caller)):
+            if listed and _application(index.callee(call.func, caller)) and not _lifespan_given(call):
                 for handlers in listed:
                     for handler in handlers.elts if isinstance(handlers, (ast.List, ast.Tuple)) else []:
                         _note(index, found, handler, caller)
@@ -75,6 +80,21 @@ def _note(index, found: set[int], handler: ast.expr, scope: Func) -> None:
     target = index.callee(handler, scope)
     if isinstance(target, Func) and not target.is_async:
         found.add(id(target))
+
+
+def _has_lifespan(receiver: ast.expr, scope: Func) -> bool:
+    """The application ``receiver`` names is a global (or local) built with a ``lifespan=`` of its own."""
+    if not isinstance(receiver, ast.Name):
+        return False
+    values = [n.value for n in scope.nodes if isinstance(n, ast.Assign)
+              and any(isinstance(t, ast.Name) and t.id == receiver.id for t in n.targets)]
+    values += [v for v, _ in scope.module.global_values.get(receiver.id, [])]
+    return any(isinstance(v, ast.Call) and _lifespan_given(v) for v in values)
+
+
+def _lifespan_given(call: ast.Call) -> bool:
+    return any(k.arg == "lifespan" and not (isinstance(k.value, ast.Constant) and k.value.value is None)
+               for k in call.keywords)
 
 
 def _event(arg: ast.expr | None) -> bool:
