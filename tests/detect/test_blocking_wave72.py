@@ -424,3 +424,25 @@ def test_a_plain_endpoint_and_a_plain_function_no_app_registers_stay_silent(tmp_
         atexit.register(on_exit)
     """))
     assert found == set()
+
+
+def test_lookups_on_data_an_llm_sdk_response_gave_are_silent_and_its_requests_block(tmp_path):
+    found = flagged(tmp_path, """
+        from google import genai
+        from groq import Groq
+
+        groq_client = Groq()
+        gemini = genai.Client()
+
+
+        async def answer(question):
+            reply = groq_client.chat.completions.create(model="m", messages=[{"role": "user", "content": question}])
+            payload = reply.model_dump()
+            usage = reply.usage.to_dict()
+            chat = gemini.chats.create(model="g")
+            follow_up = chat.send_message(question)
+            return payload.get("choices"), usage.get("total_tokens"), follow_up.text
+    """)
+    lines = {line for _, line in found}
+    assert "follow_up = chat.send_message(question)" in lines
+    assert not any(".get(" in line for line in lines)
