@@ -339,7 +339,7 @@ def test_loading_the_matrix_client_store_blocks_and_its_coroutines_do_not(tmp_pa
 
         async def run(settings):
             client = AsyncClient(settings.homeserver, settings.user, store_path=settings.store)
-            client.access_token = settings.token
+            client.restore_login(settings.user, settings.device, settings.token)
             client.load_store()
             await client.keys_upload()
             await client.sync_forever(timeout=30000)

@@ -48,7 +48,8 @@ _DOWNLOAD_REQUESTS = ("update", "remove", "pause", "resume", "purge", "move", "m
 _INSTALOADER = ("instaloader.Instaloader", "instaloader.instaloader.Instaloader")
 NIO_STORE = ("https://matrix-nio.readthedocs.io/en/latest/nio.html#nio.Client.load_store (\"Load the session store and "
              "olm account\": a plain method, not a coroutine, that opens the SQLite crypto store under store_path and "
-             "reads the olm account from it; restore_login calls it when encryption is enabled)")
+             "reads the olm account from it; restore_login calls it only where the e2e extra, python-olm, is "
+             "installed, and is otherwise bookkeeping: left out)")
 _NIO_CLIENTS = ("nio.AsyncClient", "nio.client.AsyncClient", "nio.client.async_client.AsyncClient", "nio.Client",
                 "nio.client.Client", "nio.client.base_client.Client")
 
@@ -70,7 +71,7 @@ BOT_CLIENTS = Vocabulary(
                                              "login", "test_login", "load_session_from_file",
                                              "save_session_to_file", "get_stories", "get_highlights")},
                INSTALOADER),
-        Family(_NIO_CLIENTS, {"load_store": "blocking_db", "restore_login": "blocking_db"}, NIO_STORE),
+        Family(_NIO_CLIENTS, {"load_store": "blocking_db"}, NIO_STORE),
     ),
     returns={
         **{d: "mattermostdriver.Driver" for d in _DRIVERS}, **{q: "qbittorrentapi.Client" for q in _QBIT},
