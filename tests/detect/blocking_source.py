@@ -32,3 +32,8 @@ def flagged_package(tmp_path: Path, files: dict[str, str]) -> set[tuple[str, str
         rel = str(f.location["file"]).split("svc/", 1)[1]
         found.add((rel, f.kind, (root / rel).read_text().splitlines()[f.location["line"] - 1].strip()))
     return found
+
+
+def joined(shared: str, extra: str) -> str:
+    """A shared module source followed by the lines one test adds, both dedented to the module's top level."""
+    return textwrap.dedent(shared) + textwrap.dedent(extra)

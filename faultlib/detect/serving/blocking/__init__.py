@@ -50,9 +50,9 @@ the base). A factory's returned function (``run = make_runner(path)``) runs wher
 ``io.BytesIO``: writing into one is a memory copy (silent), reading one parses it (``blocking_cpu``).
 Third-party SDKs (:mod:`~faultlib.detect.serving.blocking.sdks`): whole sync packages (wolframalpha, whois,
 duckduckgo_search, tavily, ollama, ...) minus their async twins and constructors, sync clients with
-sub-clients (groq, mistral, cohere, google-genai, twilio, slack; docker-py in its own table,
+sub-clients (groq, mistral, cohere, google-genai, twilio; docker-py in its own table,
 :mod:`~faultlib.detect.serving.blocking.libraries.containers`), and a third-party model's
-``predict``/``transcribe``.
+``predict``/``transcribe``; slack_sdk's flat WebClient, every method a request.
 
 Reading a ``@property``/``cached_property`` of a class of the analysed files runs its getter.
 

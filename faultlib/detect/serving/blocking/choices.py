@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.bound_classes import bound_classes
 from faultlib.detect.serving.blocking.generics import origin
 from faultlib.detect.serving.blocking.holders import held_classes
 from faultlib.detect.serving.blocking.infer import _single_assignment
@@ -44,7 +45,9 @@ def union_members(index, expr: ast.expr, func: Func) -> list[Klass]:
     annotated where it is assigned) may hold, or a name bound to the call of a function annotated to return one
     (:mod:`~faultlib.detect.serving.blocking.returned_unions`); empty for anything else, and where an
     ``isinstance`` test has narrowed the name to one class (:mod:`~faultlib.detect.serving.blocking.narrowing`:
-    ``if isinstance(client, AsyncLogic): await client.fetch()`` runs ``AsyncLogic``'s; held-out wave 67)."""
+    ``if isinstance(client, AsyncLogic): await client.fetch()`` runs ``AsyncLogic``'s; held-out wave 67). A name
+    with no annotation at all: the classes its bindings construct (:mod:`~faultlib.detect.serving.blocking.bound_classes`:
+    a module global built by one class or another in an if/else)."""
     if not isinstance(expr, ast.Name) or narrowed(index, expr, func) is not None:
         return []
     args = func.node.args
@@ -54,7 +57,9 @@ def union_members(index, expr: ast.expr, func: Func) -> list[Klass]:
     module = func.module
     if not any(n is not None for n in notes):  # cache = get_cache(): what the function's annotation says it returns
         returned = returned_annotation(index, expr, func)
-        notes, module = ([returned[0]], returned[1]) if returned is not None else (notes, module)
+        if returned is None:  # `if cfg: model = A() else: model = B()` at module level: either class
+            return bound_classes(index, expr, func)
+        notes, module = [returned[0]], returned[1]
     found: list[Klass] = []
     todo = [n for n in notes if n is not None]
     while todo and len(found) < 8:

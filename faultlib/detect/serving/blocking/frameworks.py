@@ -48,7 +48,8 @@ Not entries: the standalone ``fastmcp`` package (``from fastmcp import FastMCP``
 then an entry too, or the service pins fastmcp below 3, whose sync tools run on the loop
 (:mod:`~faultlib.detect.serving.blocking.fastmcp_pins`); a method decorated as a tool inside its class body, which no
 client can call with an instance (:mod:`~faultlib.detect.serving.blocking.unbound_tools`); FastAPI/Starlette run a plain ``def`` endpoint in their thread pool
-(https://fastapi.tiangolo.com/async/#path-operation-functions). Used by
+(https://fastapi.tiangolo.com/async/#path-operation-functions), but call a plain startup/shutdown handler on the loop
+(:mod:`~faultlib.detect.serving.blocking.lifecycle_handlers`). Used by
 :mod:`~faultlib.detect.serving.blocking.callers`.
 """
 
@@ -57,6 +58,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.fastmcp_pins import fastmcp_before_threads
+from faultlib.detect.serving.blocking.lifecycle_handlers import lifecycle_handler
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 from faultlib.detect.serving.blocking.nio_callbacks import nio_registration
 from faultlib.detect.serving.blocking.protocol_callbacks import protocol_callback
@@ -135,7 +137,7 @@ def runs_inline(index, func: Func) -> bool:
     module docstring)."""
     if func.is_async:
         return False
-    if _tornado_handler(index, func) or protocol_callback(index, func) or (
+    if _tornado_handler(index, func) or protocol_callback(index, func) or lifecycle_handler(index, func) or (
             textual_handler(index, func) and not runs_off_loop(index, func)):
         return True
     return any(_inline_registrar(index, d, func) or _inline_decorator(index, d, func) or _litestar_route(index, d, func)

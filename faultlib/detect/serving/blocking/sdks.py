@@ -70,9 +70,27 @@ _CLIENTS = {  # sync clients with sub-clients (`client.chat.completions.create`)
     ("cohere.Client", "cohere.ClientV2"): "https://github.com/cohere-ai/cohere-python#async-client",
     ("google.genai.Client",): "https://googleapis.github.io/python-genai/#async (client.aio is the twin)",
     ("twilio.rest.Client",): "https://www.twilio.com/docs/libraries/reference/twilio-python/#asynchronous-api-requests",
-    ("slack_sdk.WebClient", "slack_sdk.web.WebClient", "slack_sdk.web.client.WebClient"):
-        "https://slack.dev/python-slack-sdk/web/index.html#asyncwebclient",
 }
+DATA_RESPONSES = frozenset({"groq.Groq", "mistralai.Mistral", "together.Together", "fireworks.client.Fireworks",
+                            "cohere.Client", "google.genai.Client"})
+"""The clients of :data:`_CLIENTS` whose sub-clients are attributes only (``client.chat.completions``,
+``client.models``) and whose methods return the response, data (a pydantic model, ``.model_dump()`` a dict):
+``response.model_dump().get("choices")`` is a lookup, no request (held-out wave 72's kind: values taken from a response
+kept typed as the client). Twilio stays a client of requests built by calls (``client.messages(sid).fetch()``); the
+one google-genai method that returns a client, ``chats.create``, is typed by :data:`GENAI_CHATS`."""
+GENAI_CHAT = "google.genai.chats.Chat"
+GENAI_CHATS = {f"google.genai.Client.{n}.create": GENAI_CHAT for n in ("chats",)}
+"""``client.chats.create(model=...)`` makes a local chat session (no request) whose ``send_message`` and
+``send_message_stream`` each send one (https://googleapis.github.io/python-genai/#chats)."""
+
+SLACK_WEB_CLIENTS = ("slack_sdk.WebClient", "slack_sdk.web.WebClient", "slack_sdk.web.client.WebClient",
+                     "slack.WebClient", "slack.web.client.WebClient")
+"""slack_sdk's (and the older slackclient 2's ``slack``) synchronous Web API client. It has no sub-clients: each of
+its public methods (``chat_postMessage``, ``conversations_list``, ... one per Web API method, over two hundred) sends
+one HTTPS request and returns a ``SlackResponse``, data that reads like a dict (``response.get("channels")`` is a
+lookup, no request); AsyncWebClient is the twin (https://tools.slack.dev/python-slack-sdk/web/ "Basic usage",
+https://tools.slack.dev/python-slack-sdk/api-docs/slack_sdk/web/slack_response.html). Held-out wave 72: a Slack
+crawler's ``conversations_list`` and the ``.get`` lookups on what it returned."""
 
 MODEL_LOADERS = {  # constructors and functions that read a model's weights from disk (or download them)
     "llama_cpp.Llama": "https://llama-cpp-python.readthedocs.io/en/latest/api-reference/#llama_cpp.Llama "
@@ -242,7 +260,13 @@ SDKS = Vocabulary(
         _pkg("poplib", "https://docs.python.org/3/library/poplib.html", kind="blocking_socket_io", functions=False),
         Family(("gtts.gTTS", "gtts.tts.gTTS"), {m: H for m in ("save", "write_to_fp", "stream")},
                "https://gtts.readthedocs.io/en/latest/module.html (requests Google Translate's TTS API)"),
-        *(Family(types, _CLIENT_METHODS, source, resources=True) for types, source in _CLIENTS.items()),
+        *(Family(types, _CLIENT_METHODS, source, resources=True, data_actions=types[0] in DATA_RESPONSES)
+          for types, source in _CLIENTS.items()),
+        Family((GENAI_CHAT,), {"send_message": H, "send_message_stream": H},
+               "https://googleapis.github.io/python-genai/#chats (each message is one request; client.aio.chats "
+               "the twin)"),
+        Family(SLACK_WEB_CLIENTS, _ALL_HTTP, "https://tools.slack.dev/python-slack-sdk/web/ (every WebClient method "
+               "is one Web API request returning a SlackResponse; AsyncWebClient is the twin)"),
         _pkg("stripe", "https://docs.stripe.com/api?lang=python (every resource call is an HTTPS request; the "
              "*_async methods are the twins)", methods=(
                  "create", "retrieve", "modify", "delete", "list", "search", "cancel", "confirm", "capture", "pay",
@@ -367,6 +391,7 @@ SDKS = Vocabulary(
                                                         "dataset's Arrow files)"),
     },
     returns={
+        **GENAI_CHATS,
         "gradio_client.Client": "gradio_client.Client", "chromadb.PersistentClient": "chromadb.PersistentClient",
         "whisper.load_model": "whisper.model.Whisper", "faster_whisper.WhisperModel": "faster_whisper.WhisperModel",
         "faiss.read_index": "faiss.Index", "mem0.Memory.from_config": "mem0.Memory", "mem0.Memory": "mem0.Memory",

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.archives import stored_in_memory
+from faultlib.detect.serving.blocking.autocommit_connections import commits_nothing
 from faultlib.detect.serving.blocking.attachment_paths import names_a_path
 from faultlib.detect.serving.blocking.binary_responses import binary_response_write
 from faultlib.detect.serving.blocking.bodies import streaming_body_read
@@ -27,7 +28,7 @@ from faultlib.detect.serving.blocking.descriptor_files import descriptor_file_ca
 from faultlib.detect.serving.blocking.descriptor_opens import wraps_descriptor
 from faultlib.detect.serving.blocking.drained_executors import shuts_down_drained
 from faultlib.detect.serving.blocking.executor_exits import exit_waits
-from faultlib.detect.serving.blocking.encodes import RENDERERS, image_decoding, image_encoding
+from faultlib.detect.serving.blocking.encodes import RENDERERS, image_decoding, image_encoding, image_file_write
 from faultlib.detect.serving.blocking.factories import documented_factory
 from faultlib.detect.serving.blocking.fetched import parses_awaited_text
 from faultlib.detect.serving.blocking.done_callbacks import reads_own_done_future
@@ -118,6 +119,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
     known = index.vocab.calls.get(target)
     if known is not None and memory_connect(index.vocab, target, call, func):
         return None  # sqlite3.connect(":memory:"): the database lives in the process's memory
+    if commits_nothing(index, target, call, func):
+        return None  # conn.commit() on a connection in autocommit mode: no transaction open, nothing sent
     if known is not None and known[0] == "blocking_file_io" and null_device(index, call, func):
         return None  # open(os.devnull, "w"): the null device, no disk behind it
     if known is not None and known[0] == "blocking_file_io" and reads_proc(call):
@@ -224,6 +227,9 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     encoded = image_encoding(index, call, func) or image_decoding(index, call, func)  # the codec runs here
     if encoded is not None:
         return Site("blocking_cpu", encoded, func, call)
+    written = image_file_write(index, call, func)  # img.save(tmp, format="png"), img untyped: encoded into a file
+    if written is not None:
+        return Site("blocking_file_io", written, func, call)
     verb = framework_verb(call, func)  # h = self.model(x).realize() in a module importing tinygrad
     if verb is not None and index.type_of(call.func.value, func) is None:
         return Site(verb[0], verb[1], func, call)

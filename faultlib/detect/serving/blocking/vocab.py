@@ -73,7 +73,11 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     **{app: {"control": "celery.app.control.Control", "tasks": "celery.app.registry.TaskRegistry"} for app in (
         "celery.Celery", "celery.app.Celery", "celery.app.base.Celery")},
     "celery.app.registry.TaskRegistry": {"[]": "celery.app.task.Task"},
-    "subprocess.Popen": {"stdout": "subprocess.Popen.pipe", "stderr": "subprocess.Popen.pipe"},
+    "subprocess.Popen": {"stdout": "subprocess.Popen.pipe", "stderr": "subprocess.Popen.pipe",
+                         "stdin": "subprocess.Popen.stdin"},
+    "subprocess.Popen.stdin": {"buffer": "subprocess.Popen.stdin"},  # a text pipe's binary buffer: the same pipe
+    "tensorflow.saved_model.Loaded": {"signatures": "tensorflow.saved_model.Loaded.signatures"},  # libraries.models
+    "tensorflow.saved_model.Loaded.signatures": {"[]": "tensorflow.types.experimental.ConcreteFunction"},
     "pathlib.Path": {"parent": "pathlib.Path", "parents": "pathlib.Path.parents"},
     "pathlib.Path.parents": {"[]": "pathlib.Path"},
     "importlib.machinery.ModuleSpec": {"loader": "importlib.machinery.SourceFileLoader"},
@@ -106,7 +110,8 @@ a diffusers pipeline's output (``libraries.images``) holds its PIL images in ``.
 ``.control`` is its ``Control`` and ``.tasks[name]`` a registered ``Task``
 (https://docs.celeryq.dev/en/stable/reference/celery.html#celery.Celery.control; ``libraries.taskqueues``); a
 ``Popen``'s ``stdout``/``stderr`` is the read end of the child's pipe (https://docs.python.org/3/library/subprocess.html
-#subprocess.Popen.stdout: "a readable stream object as returned by open()"; ``libraries.stdlib``); a path's
+#subprocess.Popen.stdout: "a readable stream object as returned by open()"; ``libraries.stdlib``), its ``stdin`` (and
+that text stream's ``.buffer``) the write end (#subprocess.Popen.stdin: "a writeable stream object"); a path's
 ``.parent`` and each item of its ``.parents`` are paths; an ``lmdbm.Lmdb``'s ``.env`` is its ``lmdb.Environment``
 (https://github.com/Dobatymo/lmdb-python-dbm, ``Lmdb.__init__(self, env, ...)``; ``libraries.lmdbstores``) (``Path(__file__).parents[1] / "data"``, held-out wave 46:
 https://docs.python.org/3/library/pathlib.html#pathlib.PurePath.parents, "an immutable sequence providing access to

@@ -8,6 +8,8 @@ attributes (``driver.posts.create_post``, ``client.torrents.info``, ``client.app
 blocking HTTP call; constructing a client sends nothing. The async twins (mattermostdriver's ``AsyncDriver``) are left
 out by their names. aria2p's ``Download`` is a snapshot of one download: its ``update``/``remove``/``pause``/``resume``
 /``purge``/``move*`` methods send a request, its ``*_string`` formatters and properties read the snapshot.
+matrix-nio's ``AsyncClient`` is the async client of a Matrix bot, but its store methods are plain ones (held-out
+wave 72).
 """
 
 from __future__ import annotations
@@ -44,6 +46,12 @@ _ARIA_DOWNLOAD = ("aria2p.Download", "aria2p.downloads.Download")
 _DOWNLOAD_REQUESTS = ("update", "remove", "pause", "resume", "purge", "move", "move_up", "move_down", "move_to",
                       "move_to_top", "move_to_bottom")
 _INSTALOADER = ("instaloader.Instaloader", "instaloader.instaloader.Instaloader")
+NIO_STORE = ("https://matrix-nio.readthedocs.io/en/latest/nio.html#nio.Client.load_store (\"Load the session store and "
+             "olm account\": a plain method, not a coroutine, that opens the SQLite crypto store under store_path and "
+             "reads the olm account from it; restore_login calls it only where the e2e extra, python-olm, is "
+             "installed, and is otherwise bookkeeping: left out)")
+_NIO_CLIENTS = ("nio.AsyncClient", "nio.client.AsyncClient", "nio.client.async_client.AsyncClient", "nio.Client",
+                "nio.client.Client", "nio.client.base_client.Client")
 
 BOT_CLIENTS = Vocabulary(
     calls={
@@ -63,6 +71,7 @@ BOT_CLIENTS = Vocabulary(
                                              "login", "test_login", "load_session_from_file",
                                              "save_session_to_file", "get_stories", "get_highlights")},
                INSTALOADER),
+        Family(_NIO_CLIENTS, {"load_store": "blocking_db"}, NIO_STORE),
     ),
     returns={
         **{d: "mattermostdriver.Driver" for d in _DRIVERS}, **{q: "qbittorrentapi.Client" for q in _QBIT},

