@@ -165,3 +165,47 @@ def _dir(tmp_path, name):
     path = tmp_path / name
     path.mkdir()
     return path
+
+
+_PROGRESS = """
+    import asyncio
+
+    from celery import Celery, current_task
+
+    app = Celery("jobs")
+{extra}
+
+    class Sweep:
+        def __init__(self):
+            self.job = None
+
+        def attach(self, job):
+            self.job = job
+
+        async def visit(self, item):
+            self.job.update_state(state="PROGRESS", meta=dict(item=item))
+            await asyncio.sleep(0)
+
+
+    @app.task
+    def sweep(items):
+        runner = Sweep()
+        runner.attach({handed})
+        for item in items:
+            asyncio.run(runner.visit(item))
+"""
+
+
+def test_the_current_celery_task_handed_on_and_stored_still_writes_its_state_on_the_loop(tmp_path):
+    found = flagged(tmp_path, _PROGRESS.replace("{extra}", "").replace("{handed}", "current_task"))
+    assert found == {("blocking_db", 'self.job.update_state(state="PROGRESS", meta=dict(item=item))')}
+
+
+def test_an_own_progress_recorder_handed_on_the_same_way_is_silent(tmp_path):
+    recorder = """
+
+    class Recorder:
+        def update_state(self, state, meta):
+            self.last = (state, meta)
+    """
+    assert flagged(tmp_path, _PROGRESS.replace("{extra}", recorder).replace("{handed}", "Recorder()")) == set()
