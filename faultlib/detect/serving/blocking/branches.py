@@ -68,6 +68,7 @@ class Branches:
         self._as_values: tuple[set[str], set[str]] | None = None
         self._as_classes: set[str] | None = None
         self._guards_memo: dict[tuple[int, int], list[tuple[ast.expr, bool]]] = {}
+        self._parents: dict[int, dict[int, ast.AST]] = {}  # per function body: each node's parent (one walk)
         self.types = TypeBranches(index, reached, self.guards, self.used_as_value) if reached is not None else None
         self.flags = ReceiverFlags(index, self.guards, self._never)
 
@@ -77,7 +78,10 @@ class Branches:
         key = (id(stmts), id(call))
         found = self._guards_memo.get(key)
         if found is None:
-            found = self._guards_memo[key] = _guards(stmts, call)
+            parents = self._parents.get(id(stmts))
+            if parents is None:
+                parents = self._parents[id(stmts)] = parent_map(stmts)
+            found = self._guards_memo[key] = _guards_within(stmts, call, above(parents, stmts, call))  # as _guards
         return found
 
     def never_taken(self, call: ast.AST, func: Func) -> bool:
@@ -308,6 +312,32 @@ def _guards(stmts: list[ast.stmt], call: ast.AST) -> list[tuple[ast.expr, bool]]
     return _guards_within(stmts, call, enclosing(stmts, call))
 
 
+def parent_map(stmts: list[ast.AST]) -> dict[int, ast.AST]:
+    """``{id(node): parent}`` for every node under ``stmts`` (the statements themselves have none), in one walk: the
+    guards of each call of a body are then read up from the call, not found by a walk of the body per call."""
+    parents: dict[int, ast.AST] = {}
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        for child in children(node):
+            parents[id(child)] = node
+            todo.append(child)
+    return parents
+
+
+def above(parents: dict[int, ast.AST], stmts: list[ast.AST], call: ast.AST) -> set[int]:
+    """:func:`enclosing` read from ``stmts``' :func:`parent_map` (``parents``): up from ``call`` to its statement."""
+    found = set()
+    node = call
+    while id(node) in parents:
+        found.add(id(node))
+        node = parents[id(node)]
+    if not any(node is stmt for stmt in stmts):
+        return set()
+    found.add(id(node))
+    return found
+
+
 def _guards_within(stmts: list[ast.stmt], call: ast.AST, above: set[int]) -> list[tuple[ast.expr, bool]]:
     """:func:`_guards`, ``above`` the ids of ``call`` and of the nodes that hold it (:func:`enclosing`): whether a
     statement holds the call is a set lookup, not a walk of the statement at each level of nesting. An earlier
@@ -365,25 +395,11 @@ def _expression_guards(node: ast.AST, call: ast.AST) -> list[tuple[ast.expr, boo
 
 
 def enclosing(stmts: list[ast.AST], call: ast.AST) -> set[int]:
-    """The ids of ``call`` and of every node above it under ``stmts`` (the statements themselves included), found in
-    one walk that stops at ``call``; empty when ``call`` is not under them. A node holds ``call`` exactly when its id
-    is in the set (a tree parsed by :mod:`ast` gives each node one parent; the shared context and operator nodes
-    hold nothing)."""
-    parents: dict[int, ast.AST] = {}
-    todo = list(stmts)
-    pop = todo.pop
-    while todo:
-        node = pop()
-        if node is call:
-            above = set()
-            while node is not None:
-                above.add(id(node))
-                node = parents.get(id(node))
-            return above
-        for child in children(node):
-            parents[id(child)] = node
-            todo.append(child)
-    return set()
+    """The ids of ``call`` and of every node above it under ``stmts`` (the statements themselves included); empty
+    when ``call`` is not under them. A node holds ``call`` exactly when its id is in the set (a tree parsed by
+    :mod:`ast` gives each node one parent; the shared context and operator nodes hold nothing). An analysis reads
+    them from the body's :func:`parent_map`, built once (:meth:`Branches.guards`)."""
+    return above(parent_map(stmts), stmts, call)
 
 
 def _parameter_test(test: ast.expr, subject):
