@@ -209,3 +209,19 @@ def test_an_own_progress_recorder_handed_on_the_same_way_is_silent(tmp_path):
             self.last = (state, meta)
     """
     assert flagged(tmp_path, _PROGRESS.replace("{extra}", recorder).replace("{handed}", "Recorder()")) == set()
+
+
+def test_a_ca_bundle_loaded_into_urllib3s_context_per_request_is_found_and_in_memory_pem_is_silent(tmp_path):
+    source = """
+        from urllib3.util import create_urllib3_context
+
+
+        async def fetch(session, url, bundle, pem):
+            ctx = create_urllib3_context(ciphers="HIGH:!aNULL")
+            ctx.load_verify_locations({how})
+            async with session.get(url, ssl=ctx) as response:
+                return await response.text()
+    """
+    assert flagged(_dir(tmp_path, "a"), source.replace("{how}", "cafile=bundle")) == {
+        ("blocking_file_io", "ctx.load_verify_locations(cafile=bundle)")}
+    assert flagged(_dir(tmp_path, "b"), source.replace("{how}", "cadata=pem")) == set()
