@@ -294,6 +294,8 @@ def analyze_sources(sources: list[tuple[str, list[str], str]], *, skip_invalid: 
 def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outside: set[str] | frozenset[str],
              installed) -> BlockingReport:
     from faultlib.detect.serving.blocking.branches import Branches
+    from faultlib.detect.serving.blocking.chosen_formats import wav_on_path
+    from faultlib.detect.serving.blocking.import_fallbacks import ImportFallbacks
     from faultlib.detect.serving.blocking.index import Index, build_module
     from faultlib.detect.serving.blocking.loopless_fallbacks import LooplessFallbacks
     from faultlib.detect.serving.blocking.namesakes import drop_library_names
@@ -357,15 +359,17 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
     prewarmed = PrewarmedGetters(index)  # nor one below a getter's early return that start-up filled off the loop
     private = private_entries(index)  # nor one reached only from coroutines run on a worker thread's own loop
     loopless = LooplessFallbacks()  # nor one through the `except RuntimeError` of a get_running_loop() probe
+    importable = ImportFallbacks(index)  # nor one through the `except ImportError` of an import that cannot fail
     def live(path) -> bool:  # a path no filter drops: every branch on it may be taken, no cache is warm...
         return not (branches.through_untaken(path) or warm.warmed(path) or prewarmed.warmed(path)
-                    or loopless.loopless(path))
+                    or loopless.loopless(path) or importable.fallback(path))
 
     report.findings = []
     for site, shortest in sorted(reach.hits.values(), key=lambda h: h[0].key):
         if branches.never_taken(site.node, site.func) or _only_private(reach, site.key, private):
             continue
-        path = next((p for p in reach.paths.get(site.key, [shortest]) if live(p)), None)  # the shortest live one
+        path = next((p for p in reach.paths.get(site.key, [shortest])  # the shortest live one
+                     if live(p) and not wav_on_path(index, branches, site, p)), None)
         if path is not None:
             report.findings.append(_finding(site, path, reach.entries.get(site.key, []), reach.callbacks,
                                             reach.entry_calls.get(site.key, [])))

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.call_arguments import given_arguments
 from faultlib.detect.serving.blocking.infer import _assigned_in
 from faultlib.detect.serving.blocking.loop_items import loop_callees
 from faultlib.detect.serving.blocking.model import Func, dotted
@@ -55,7 +56,7 @@ def closure_runs(index, call: ast.Call, func: Func, names: frozenset[str]) -> li
         return []
     run = _inline_params(index, target, 0)
     found: list[Func] = []
-    for name, value in _given(call, target):
+    for name, value in given_arguments(call, target).items():
         if name in run and dotted(value):
             passed = index.callee(value, func)
             if passed is None and isinstance(value, ast.Name):  # for method in [self.read, self.write]: as_tool(method)
@@ -73,17 +74,6 @@ def _has_async_closure(func: Func) -> bool:
 def _params(func: Func) -> list[str]:
     args = func.node.args
     return [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
-
-
-def _given(call: ast.Call, target: Func) -> list[tuple[str, ast.expr]]:
-    """``(parameter, value)`` for each argument of ``call`` (a call of ``target``) given by position or keyword."""
-    args = target.node.args
-    positional = [a.arg for a in [*args.posonlyargs, *args.args]]
-    bound = target.cls is not None and isinstance(call.func, ast.Attribute) and not any(
-        dotted(d) == ["staticmethod"] for d in target.node.decorator_list)
-    positional = positional[1:] if bound and positional else positional
-    given = [(positional[i], a) for i, a in enumerate(call.args[:len(positional)]) if not isinstance(a, ast.Starred)]
-    return given + [(k.arg, k.value) for k in call.keywords if k.arg]
 
 
 def _inline_params(index, func: Func, depth: int) -> frozenset[str]:
@@ -105,7 +95,7 @@ def _inline_params(index, func: Func, depth: int) -> frozenset[str]:
             if not isinstance(target, Func) or target.is_async:
                 continue
             run = _inline_params(index, target, depth + 1)
-            found |= {v.id for name, v in _given(node, target) if name in run and isinstance(v, ast.Name)
+            found |= {v.id for name, v in given_arguments(node, target).items() if name in run and isinstance(v, ast.Name)
                       and v.id in params}
     memo["params"] = frozenset(found)
     return memo["params"]

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.constant_returns import held_constants
 from faultlib.detect.serving.blocking.instance_flags import flag_parameter
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted, module_nodes_of
 from faultlib.detect.serving.blocking.receiver_flags import ReceiverFlags
@@ -67,6 +68,7 @@ class Branches:
         self._as_values: tuple[set[str], set[str]] | None = None
         self._as_classes: set[str] | None = None
         self._guards_memo: dict[tuple[int, int], list[tuple[ast.expr, bool]]] = {}
+        self._parents: dict[int, dict[int, ast.AST]] = {}  # per function body: each node's parent (one walk)
         self.types = TypeBranches(index, reached, self.guards, self.used_as_value) if reached is not None else None
         self.flags = ReceiverFlags(index, self.guards, self._never)
 
@@ -76,7 +78,10 @@ class Branches:
         key = (id(stmts), id(call))
         found = self._guards_memo.get(key)
         if found is None:
-            found = self._guards_memo[key] = _guards(stmts, call)
+            parents = self._parents.get(id(stmts))
+            if parents is None:
+                parents = self._parents[id(stmts)] = parent_map(stmts)
+            found = self._guards_memo[key] = _guards_within(stmts, call, above(parents, stmts, call))  # as _guards
         return found
 
     def never_taken(self, call: ast.AST, func: Func) -> bool:
@@ -145,6 +150,18 @@ class Branches:
         return any(self._never(func, test, in_body, given=given) for test, in_body in self.guards(func.node.body,
                                                                                                   call))
 
+    def untaken_with(self, func: Func, call: ast.AST, param: str, value) -> bool:
+        """Whether ``call`` in ``func`` sits in a branch that is never taken while ``func``'s parameter ``param``
+        holds ``value`` (``if format == "pcm": ... return`` above it, for ``"pcm"``)."""
+        given = lambda name: [value] if name == param else None  # noqa: E731
+        return any(self._never(func, test, in_body, given=given) for test, in_body in self.guards(func.node.body,
+                                                                                                  call))
+
+    def values_on_path(self, path, k: int, param: str) -> list | None:
+        """The constants step ``k``'s function receives for its parameter ``param`` from the call on step ``k - 1``'s
+        line (handed on along the path when that caller passes its own parameter); None when not known."""
+        return self._on_path(path, k, param)
+
     def _on_path(self, path, k: int, param: str) -> list | None:
         """The values step ``k``'s function receives for ``param`` from the call on step ``k - 1``'s line."""
         if k == 0:
@@ -206,9 +223,10 @@ class Branches:
         value = _constant(given, _default(args, param))
         if value is not _UNKNOWN:
             return [value]
-        if not isinstance(given, ast.Name) or caller.parent is not None or any(
-                isinstance(n, ast.Name) and n.id == given.id and not isinstance(n.ctx, ast.Load) for n in caller.nodes):
+        if not isinstance(given, ast.Name) or caller.parent is not None:
             return None
+        if any(isinstance(n, ast.Name) and n.id == given.id and not isinstance(n.ctx, ast.Load) for n in caller.nodes):
+            return held_constants(self.index, given, caller)  # fmt = detect_format(data): "wav" or "pcm"
         return handed(given.id)
 
     def _called_otherwise(self, func: Func) -> bool:
@@ -294,24 +312,62 @@ def _guards(stmts: list[ast.stmt], call: ast.AST) -> list[tuple[ast.expr, bool]]
     return _guards_within(stmts, call, enclosing(stmts, call))
 
 
+def parent_map(stmts: list[ast.AST]) -> dict[int, ast.AST]:
+    """``{id(node): parent}`` for every node under ``stmts`` (the statements themselves have none), in one walk: the
+    guards of each call of a body are then read up from the call, not found by a walk of the body per call."""
+    parents: dict[int, ast.AST] = {}
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        for child in children(node):
+            parents[id(child)] = node
+            todo.append(child)
+    return parents
+
+
+def above(parents: dict[int, ast.AST], stmts: list[ast.AST], call: ast.AST) -> set[int]:
+    """:func:`enclosing` read from ``stmts``' :func:`parent_map` (``parents``): up from ``call`` to its statement."""
+    found = set()
+    node = call
+    while id(node) in parents:
+        found.add(id(node))
+        node = parents[id(node)]
+    if not any(node is stmt for stmt in stmts):
+        return set()
+    found.add(id(node))
+    return found
+
+
 def _guards_within(stmts: list[ast.stmt], call: ast.AST, above: set[int]) -> list[tuple[ast.expr, bool]]:
     """:func:`_guards`, ``above`` the ids of ``call`` and of the nodes that hold it (:func:`enclosing`): whether a
-    statement holds the call is a set lookup, not a walk of the statement at each level of nesting."""
+    statement holds the call is a set lookup, not a walk of the statement at each level of nesting. An earlier
+    ``if`` of the same block whose body always leaves it (:func:`_exits`) and that has no ``else`` guards the call
+    as false: ``if format == "pcm": ...; return pcm`` then ``AudioSegment.from_file(...)`` runs only for another
+    format (held-out wave 69)."""
+    exits: list[tuple[ast.expr, bool]] = []
     for stmt in stmts:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or id(stmt) not in above:
+            if isinstance(stmt, ast.If) and not stmt.orelse and _exits(stmt.body):
+                exits.append((stmt.test, False))
             continue
         if isinstance(stmt, ast.If) and id(stmt.test) not in above:
             in_body = any(id(s) in above for s in stmt.body)
-            return [(stmt.test, in_body), *_guards_within(stmt.body if in_body else stmt.orelse, call, above)]
+            return [*exits, (stmt.test, in_body), *_guards_within(stmt.body if in_body else stmt.orelse, call, above)]
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             inner = getattr(stmt, field, None) or []
             for part in inner:
                 found = _guards_within(part.body if isinstance(part, (ast.ExceptHandler, ast.match_case)) else [part],
                                        call, above)
                 if found:
-                    return found
-        return _expression_guards(stmt, call)
+                    return [*exits, *found]
+        return [*exits, *_expression_guards(stmt, call)]
     return []
+
+
+def _exits(body: list[ast.stmt]) -> bool:
+    """The block never falls through to the statement after it: its last statement returns or raises
+    (https://docs.python.org/3/reference/simple_stmts.html#the-return-statement: ``return`` leaves the function)."""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
 
 
 def _expression_guards(node: ast.AST, call: ast.AST) -> list[tuple[ast.expr, bool]]:
@@ -339,25 +395,11 @@ def _expression_guards(node: ast.AST, call: ast.AST) -> list[tuple[ast.expr, boo
 
 
 def enclosing(stmts: list[ast.AST], call: ast.AST) -> set[int]:
-    """The ids of ``call`` and of every node above it under ``stmts`` (the statements themselves included), found in
-    one walk that stops at ``call``; empty when ``call`` is not under them. A node holds ``call`` exactly when its id
-    is in the set (a tree parsed by :mod:`ast` gives each node one parent; the shared context and operator nodes
-    hold nothing)."""
-    parents: dict[int, ast.AST] = {}
-    todo = list(stmts)
-    pop = todo.pop
-    while todo:
-        node = pop()
-        if node is call:
-            above = set()
-            while node is not None:
-                above.add(id(node))
-                node = parents.get(id(node))
-            return above
-        for child in children(node):
-            parents[id(child)] = node
-            todo.append(child)
-    return set()
+    """The ids of ``call`` and of every node above it under ``stmts`` (the statements themselves included); empty
+    when ``call`` is not under them. A node holds ``call`` exactly when its id is in the set (a tree parsed by
+    :mod:`ast` gives each node one parent; the shared context and operator nodes hold nothing). An analysis reads
+    them from the body's :func:`parent_map`, built once (:meth:`Branches.guards`)."""
+    return above(parent_map(stmts), stmts, call)
 
 
 def _parameter_test(test: ast.expr, subject):

@@ -43,6 +43,14 @@ def held_briefly(target: str, call: ast.Call, func: Func) -> bool:
     lock = dotted(call.func.value)
     if not lock or (lock[0] == "self" and (len(lock) != 2 or func.cls is None)) or (lock[0] != "self" and len(lock) != 1):
         return False
+    owner = func.cls if lock[0] == "self" else func.module  # the holders: the class's methods or the module's
+    memo = owner.__dict__.setdefault("_faultlib_brief_locks", {})  # functions, read once per lock
+    if tuple(lock) not in memo:
+        memo[tuple(lock)] = _brief(lock, func)
+    return memo[tuple(lock)]
+
+
+def _brief(lock: list[str], func: Func) -> bool:
     scopes = list(func.cls.methods.values()) if lock[0] == "self" else list(func.module.all_functions)
     spans = []
     for scope in scopes:

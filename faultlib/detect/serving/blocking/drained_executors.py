@@ -34,7 +34,7 @@ import ast
 from faultlib.detect.serving.blocking.finished import _previous
 from faultlib.detect.serving.blocking.model import Func
 
-__all__ = ["shuts_down_drained"]
+__all__ = ["sends_work", "shuts_down_drained"]
 
 SUBMITS = frozenset({"submit", "map"})
 
@@ -127,18 +127,20 @@ def _sent_to(executor: str, func: Func) -> list[ast.Call]:
                     and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Attribute)
                     and n.value.attr == "run_in_executor"}
         scope = scope.parent
-    sent = []
-    for node in func.nodes:
-        if not isinstance(node, ast.Call):
-            continue
-        if (isinstance(node.func, ast.Attribute) and node.func.attr in SUBMITS
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == executor):
-            sent.append(node)
-        elif ((_last(node.func) == "run_in_executor" and isinstance(node.func, ast.Attribute))
-              or (isinstance(node.func, ast.Name) and node.func.id in aliases)) and node.args and isinstance(
-                node.args[0], ast.Name) and node.args[0].id == executor:
-            sent.append(node)
-    return sent
+    return [node for node in func.nodes if isinstance(node, ast.Call) and sends_work(node, executor, aliases=aliases)]
+
+
+def sends_work(call: ast.Call, executor: str, methods: frozenset[str] = SUBMITS,
+               aliases: frozenset[str] | set[str] = frozenset()) -> bool:
+    """Whether ``call`` hands work to the executor bound to the name ``executor``: ``executor.<method>(...)`` for one
+    of ``methods``, or ``loop.run_in_executor(executor, ...)`` (or a name in ``aliases`` bound to a loop's
+    ``run_in_executor``) with the executor as its first argument."""
+    target = call.func
+    if isinstance(target, ast.Attribute) and target.attr in methods:
+        return isinstance(target.value, ast.Name) and target.value.id == executor
+    return ((isinstance(target, ast.Attribute) and target.attr == "run_in_executor")
+            or (isinstance(target, ast.Name) and target.id in aliases)) and bool(call.args) and isinstance(
+        call.args[0], ast.Name) and call.args[0].id == executor
 
 
 def _last(expr: ast.expr) -> str:

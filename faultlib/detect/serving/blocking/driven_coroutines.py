@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.call_arguments import caller_parameters, given_arguments
 from faultlib.detect.serving.blocking.model import Func
 
 __all__ = ["driven_coroutines"]
@@ -46,7 +47,7 @@ def driven_coroutines(index) -> list[Func]:
             for call, caller in sites.get(driver.node.name, []):
                 if index.callee(call.func, caller) is not driver:
                     continue
-                arg = _argument(call, driver, param)
+                arg = given_arguments(call, driver).get(param)
                 if arg is None:
                     continue
                 forwarded = _own_param(caller, arg)
@@ -79,7 +80,7 @@ def _drivers(sites) -> dict[Func, str]:
 def _stepped_param(receiver: ast.expr, func: Func) -> str | None:
     """The parameter of ``func`` whose call ``receiver`` is (``param(...)``, or a local bound to it, or a local
     bound to such a call), else None."""
-    params = _params(func)
+    params = caller_parameters(func)
     aliases = {n.targets[0].id: n.value for n in func.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
                and isinstance(n.targets[0], ast.Name)}
     if isinstance(receiver, ast.Name) and isinstance(aliases.get(receiver.id), ast.Call):
@@ -93,29 +94,9 @@ def _stepped_param(receiver: ast.expr, func: Func) -> str | None:
     return name if name in params else None
 
 
-def _params(func: Func) -> list[str]:
-    """``func``'s parameters that a caller passes (``self``/``cls`` of a method left out)."""
-    args = [*func.node.args.posonlyargs, *func.node.args.args]
-    bound = func.cls is not None and not any(isinstance(d, ast.Name) and d.id == "staticmethod"
-                                             for d in func.node.decorator_list)
-    return [a.arg for a in (args[1:] if bound and args else args)] + [a.arg for a in func.node.args.kwonlyargs]
-
-
-def _argument(call: ast.Call, driver: Func, param: str) -> ast.expr | None:
-    """What ``call`` passes to ``driver``'s parameter ``param`` (by keyword or position), or None."""
-    for keyword in call.keywords:
-        if keyword.arg == param:
-            return keyword.value
-    params = _params(driver)
-    position = params.index(param) if param in params else len(call.args)
-    if position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
-        return call.args[position]
-    return None
-
-
 def _own_param(func: Func, arg: ast.expr) -> str | None:
     """The parameter of ``func`` that ``arg`` names unchanged, else None."""
-    return arg.id if isinstance(arg, ast.Name) and arg.id in _params(func) else None
+    return arg.id if isinstance(arg, ast.Name) and arg.id in caller_parameters(func) else None
 
 
 def _only_handed(index, coroutine: Func, arguments: set[int]) -> bool:

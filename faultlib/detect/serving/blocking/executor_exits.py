@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.drained_executors import sends_work
 from faultlib.detect.serving.blocking.model import Func, dotted, nodes_of
 
 __all__ = ["EXECUTOR_CLASSES", "exit_waits"]
@@ -27,8 +28,10 @@ EXECUTOR_CLASSES = frozenset(f"concurrent.futures.{m}{c}" for m in ("", "thread.
                              for c in ("ThreadPoolExecutor", "ProcessPoolExecutor"))
 """The standard executors (their module paths included), whose ``__exit__`` is ``shutdown(wait=True)``."""
 
-HANDOVERS = frozenset({"run_in_executor"})
-"""Loop methods that take the executor as their first argument."""
+HANDED = frozenset({"submit"})
+"""The executor's own method that hands it one task whose future a time limit may give up on (the loop's
+``run_in_executor(pool, ...)`` is the other hand-over, :func:`~faultlib.detect.serving.blocking.drained_executors.
+sends_work`)."""
 
 
 def exit_waits(target: str, call: ast.Call, func: Func) -> str | None:
@@ -46,7 +49,7 @@ def exit_waits(target: str, call: ast.Call, func: Func) -> str | None:
 def _waits(block: ast.With, name: str, target: str) -> str | None:
     parents = {id(child): parent for stmt in block.body for parent in ast.walk(stmt)
                for child in ast.iter_child_nodes(parent)}
-    uses = [n for stmt in block.body for n in ast.walk(stmt) if isinstance(n, ast.Call) and _hands_over(n, name)]
+    uses = [n for stmt in block.body for n in ast.walk(stmt) if isinstance(n, ast.Call) and sends_work(n, name, methods=HANDED)]
     kept = {t.id for use in uses if isinstance(assign := parents.get(id(use)), ast.Assign)
             for t in assign.targets if isinstance(t, ast.Name)}  # future = pool.submit(f); wait_for(wrap(future))
     uses += [n for stmt in block.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id in kept
@@ -55,16 +58,6 @@ def _waits(block: ast.With, name: str, target: str) -> str | None:
         return None
     return (f"{target}.__exit__ (the `with` block's end shuts the executor down with wait=True: a task awaited "
             "under a time limit may still be running there)")
-
-
-def _hands_over(call: ast.Call, name: str) -> bool:
-    """``loop.run_in_executor(name, ...)`` or ``name.submit(...)``."""
-    func = call.func
-    if not isinstance(func, ast.Attribute):
-        return False
-    if func.attr in HANDOVERS:
-        return bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == name
-    return func.attr == "submit" and isinstance(func.value, ast.Name) and func.value.id == name
 
 
 def _timed(use: ast.expr, parents: dict) -> bool:

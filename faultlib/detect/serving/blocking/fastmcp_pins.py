@@ -21,13 +21,12 @@ from __future__ import annotations
 import os
 import re
 
-import tomllib
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from faultlib.errors import InputError
-from faultlib.readers.files import read_bytes
+from faultlib.detect.serving.blocking.declared_requirements import pyproject_requirements
+from faultlib.detect.serving.blocking.declared_requirements import read_dependency_file as _read
 
 __all__ = ["fastmcp_before_threads"]
 
@@ -98,17 +97,6 @@ def _admits_threads(spec: SpecifierSet) -> bool:
     return any(spec.contains(v, prereleases=True) for v in candidates)
 
 
-def _read(path: str) -> str:
-    """A pin file's text through the project's hardened reader (bounded, a link not followed); "" when it is
-    absent, unreadable, too big or a link (a pin file that cannot be read says nothing)."""
-    if not os.path.isfile(path):
-        return ""
-    try:
-        return read_bytes(path).decode("utf-8", errors="replace")
-    except (InputError, OSError):
-        return ""
-
-
 def _locked(path: str) -> Version | None:
     """The fastmcp version a ``uv.lock``/``poetry.lock`` resolved (``[[package]] name = "fastmcp" version = ...``)."""
     text = _read(path)
@@ -120,17 +108,7 @@ def _locked(path: str) -> Version | None:
 
 
 def _pyproject(path: str) -> list[str]:
-    try:
-        data = tomllib.loads(_read(path))
-    except tomllib.TOMLDecodeError:
-        return []
-    def table(owner: object, key: str) -> dict:  # a TOML table, or {} where the file holds another type there
-        value = owner.get(key) if isinstance(owner, dict) else None
-        return value if isinstance(value, dict) else {}
-
-    listed = table(data, "project").get("dependencies")
-    found = [r for r in listed if isinstance(r, str)] if isinstance(listed, list) else []
-    poetry = table(table(table(data, "tool"), "poetry"), "dependencies")
+    found, poetry, _groups = pyproject_requirements(path)
     value = poetry.get("fastmcp")
     if isinstance(value, dict):
         value = value.get("version")

@@ -32,7 +32,15 @@ def calls_hook(call: ast.Call, func) -> bool:
 
 def notification_hook(klass: Klass, attr: str) -> bool:
     """Whether every store of ``self.<attr>`` in ``klass`` is ``None`` or a parameter annotated as a callable that
-    returns ``None`` (with at least one such parameter)."""
+    returns ``None`` (with at least one such parameter); memoised per class and attribute (asked at every
+    ``self.<attr>(...)`` call of the class's methods)."""
+    memo = klass.__dict__.setdefault("_faultlib_hooks", {})
+    if attr not in memo:
+        memo[attr] = _notification_hook(klass, attr)
+    return memo[attr]
+
+
+def _notification_hook(klass: Klass, attr: str) -> bool:
     hooks = 0
     for method in klass.methods.values():
         params = {a.arg: a.annotation for a in [*method.node.args.posonlyargs, *method.node.args.args,

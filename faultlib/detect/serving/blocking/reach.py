@@ -50,6 +50,7 @@ from faultlib.detect.serving.blocking.wrappers import on_loop
 from faultlib.detect.serving.blocking.subclass_bindings import subclass_bound_site
 from faultlib.detect.serving.blocking.sync_fallbacks import fallback_hooks, store_fallback
 from faultlib.detect.serving.blocking.unbuilt_classes import built_overrides
+from faultlib.detect.serving.blocking.template_namespaces import template_functions
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
@@ -176,6 +177,8 @@ class Reachability(BodyCalls):
             return hooks  # await MyRetriever().aretrieve(q): LlamaIndex's base runs the class's sync _retrieve
         if not isinstance(target, (Func, Klass)) and (setups := extension_setups(index, call, func)):
             return setups  # bot.load_extension("cogs.x"): the extension's setup(bot) runs here
+        if not isinstance(target, (Func, Klass)) and (rendered := template_functions(index, call, func)):
+            return rendered  # self.render("index.html", url_of=url_of): the template calls url_of as it renders
         if isinstance(target, Func):
             if is_generator(target) and id(call) not in self._iterated(func):
                 return []  # gen(): only makes the generator; its body runs where it is iterated

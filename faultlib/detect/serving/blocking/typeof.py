@@ -19,6 +19,7 @@ from faultlib.detect.serving.blocking.libraries import rpc
 from faultlib.detect.serving.blocking.narrowing import narrowed
 from faultlib.detect.serving.blocking.offload_results import offloaded_result, streamed_response
 from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPONSE
+from faultlib.detect.serving.blocking.library_objects import library_object
 from faultlib.detect.serving.blocking.listed_elements import listed_element
 from faultlib.detect.serving.blocking.made_handles import made_type
 from faultlib.detect.serving.blocking.module_annotations import module_annotated
@@ -88,7 +89,8 @@ class TypeOf:
             if module is not None and expr.id in module.globals and not (func and _is_local(func, expr.id)):
                 return self.type_of(module.globals[expr.id], None if func is None else _module_func(func), depth + 1)
             if module is not None and expr.id in module.imports and not (func and _is_local(func, expr.id)):
-                return self._imported_global(module.imports[expr.id], depth)  # from app.db import engine
+                return self._imported_global(module.imports[expr.id], depth) or library_object(  # from app.db
+                    module.imports[expr.id])  # import engine; from celery import current_task (a Task)
             return None
         if isinstance(expr, ast.Subscript) and UNPACKED in expr.__dict__ and func is not None:
             return self.stores.unpacked(expr.value, expr.__dict__[UNPACKED], func)  # a global of `a, b = load()`

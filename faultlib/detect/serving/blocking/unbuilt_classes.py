@@ -31,24 +31,30 @@ def built_overrides(index, overrides: list[Func]) -> list[Func]:
 
 def _mentioned(index, name: str) -> bool:
     """Whether an expression of the analysed files reads ``name`` (a ``Name``, an ``Attribute``'s attr, or a string
-    naming it: ``getattr(module, "Name")``, a registry keyed by it), leaving out ``__all__`` lists (memoised per
-    index and name; only the modules whose source holds the name are walked)."""
-    memo = index.__dict__.setdefault("_faultlib_mentioned", {})
-    if name not in memo:
-        memo[name] = any(_reads(module.tree, name) for module in index.distinct_modules() if name in module.source)
-    return memo[name]
+    naming it: ``getattr(module, "Name")``, a registry keyed by it), leaving out ``__all__`` lists (the names a
+    module reads are listed once per module, :func:`_reads`)."""
+    return any(name in _reads(module) for module in index.distinct_modules() if name in module.source)
 
 
-def _reads(tree: ast.Module, name: str) -> bool:
-    listed = {id(c) for n in ast.walk(tree) if _assigns_all(n) for c in ast.walk(n.value)}
-    for node in ast.walk(tree):
-        if id(node) in listed:
-            continue
-        if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id == name) or (
-                isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and node.attr == name) or (
-                isinstance(node, ast.Constant) and node.value == name):
-            return True
-    return False
+def _reads(module) -> frozenset[str]:
+    """The names ``module``'s expressions read (``Name`` and ``Attribute`` loads, string constants) outside its
+    ``__all__`` lists; memoised on the module."""
+    found = module.__dict__.get("_faultlib_reads")
+    if found is None:
+        tree = module.tree
+        listed = {id(c) for n in ast.walk(tree) if _assigns_all(n) for c in ast.walk(n.value)}
+        names = set()
+        for node in ast.walk(tree):
+            if id(node) in listed:
+                continue
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                names.add(node.attr)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names.add(node.value)
+        found = module.__dict__["_faultlib_reads"] = frozenset(names)
+    return found
 
 
 def _assigns_all(node: ast.AST) -> bool:

@@ -9,7 +9,10 @@ into the new context: OpenSSL reads and parses the CA bundle, hundreds of certif
 and ``load_cert_chain(certfile, keyfile)`` read their files the same way. Home Assistant's loop check reports each
 of them as a blocking call in the event loop. ``load_verify_locations(cadata=...)`` parses certificates already
 in memory and is left out (the check asks for a ``cafile``; a call with only ``capath`` is missed). Building an
-``ssl.SSLContext(...)`` reads nothing. The HTTP clients that build a context when constructed (``httpx.Client``,
+``ssl.SSLContext(...)`` reads nothing, nor does urllib3's ``create_urllib3_context(...)``, which builds and returns one
+("Creates and configures an ssl.SSLContext instance for use with urllib3":
+https://urllib3.readthedocs.io/en/stable/reference/urllib3.util.html#urllib3.util.create_urllib3_context), so the
+loaders called on what it returns are the ``SSLContext``'s. The HTTP clients that build a context when constructed (``httpx.Client``,
 ``httpx.AsyncClient``) are not named here: whether their construction counts is the labelling rules' call.
 """
 
@@ -36,5 +39,6 @@ CERTIFICATES = Vocabulary(
             ("load_dh_params", "reads the Diffie-Hellman parameters file"))},
     },
     when={f"{CONTEXT}.load_verify_locations": BlocksWhen("cafile", position=0, test="given")},
-    returns={"ssl.create_default_context": CONTEXT, CONTEXT: CONTEXT},
+    returns={"ssl.create_default_context": CONTEXT, CONTEXT: CONTEXT,
+             **{f"urllib3.util{m}.create_urllib3_context": CONTEXT for m in ("", ".ssl_")}},
 )
