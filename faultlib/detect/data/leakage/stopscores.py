@@ -105,6 +105,7 @@ class StopScores:
         self.tree = tree
         self._binds: dict[str, list[tuple[int, bool, ast.expr]]] = {}  # name -> (line, writes into it, value)
         self._targets: dict[int, list[str]] = {}  # id(value call) -> the names it is assigned to
+        self._stmt: dict[int, int] = {}  # id(assigned value) -> the line of its assignment statement
         self._events: list[tuple[ast.AST, list[ast.expr]]] = []  # a scoring node and the expressions it scores
         self._functions: list[ast.AST] = []
         for node in walk_once(tree):
@@ -115,6 +116,7 @@ class StopScores:
                         into = not isinstance(target, ast.Name) or isinstance(node, ast.AugAssign)
                         self._binds.setdefault(name, []).append((node.lineno, into, value))
                         self._targets.setdefault(id(value), []).append(name)
+                        self._stmt[id(value)] = node.lineno
             elif isinstance(node, ast.Call) and _metric(node):
                 self._events.append((node, [*node.args, *(k.value for k in node.keywords)]))
             elif isinstance(node, ast.Attribute) and node.attr in _BEST_SCORE:
@@ -128,11 +130,12 @@ class StopScores:
     def _values(self, name: str, line: int) -> list[ast.expr]:
         """What ``name`` holds at ``line``: its last assignment before it and the writes into it since
         (``oof = np.zeros(n)``, then ``oof[va] = model.predict(X[va])``); every assignment when none comes before
-        (a function defined above the code that binds the name)."""
+        (a function defined above the code that binds the name). An assignment on ``line`` itself is not yet done
+        there: ``out = out.rename(...)`` reads the ``out`` bound before it."""
         binds = self._binds.get(name, [])
         held: list[ast.expr] = []
         for at, into, value in binds:
-            if at > line:
+            if at >= line:
                 break
             held = [*held, value] if into else [value]
         return held or [value for _, _, value in binds]
@@ -175,7 +178,7 @@ class StopScores:
         if key not in self._memo:
             self._memo[key] = frozenset()  # a cycle (x = f(x)) stops here
             self._memo[key] = frozenset(r for v in self._values(name, line)[-6:]
-                                        for r in self._rows(v, depth, v.lineno))
+                                        for r in self._rows(v, depth, self._stmt.get(id(v), v.lineno)))
         return self._memo[key]
 
     def _held_rows(self, node: ast.expr, line: int, depth: int = 2) -> set[str]:
