@@ -2,14 +2,23 @@
 
 * early stopping on a cross-validation fold whose fold score is printed, then a refit and a separate labelled test
   part scored through a table rebuilt from itself (``out = out.rename(...)``): the test score is the reported one,
-  so the stopping folds were validation (stopscores.py reads a self-rebinding as the value bound before it);
+  so the stopping folds were validation (stopscores.py reads a self-rebinding as the value bound before it), also
+  when the test part is scored by a helper of the script that computes metrics of its parameters and trains nothing;
+* XGBoost and CatBoost stop on the last of several evaluation sets: the training rows listed last choose nothing
+  (watchedsets.py); CatBoost's ``use_best_model=False`` given through ``**params`` keeps no best iteration;
+* a cell switched off by ``%%script false`` (also under ``%%time``) runs no Python (cellmagics.py, source.py);
 
 Every example is a small script written for this test (no public code)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
+
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.findings import Severity
 from tests.detect.leakage_source import dedented_alarms as _alarms
 from tests.detect.leakage_source import line_of as _line
 
@@ -58,6 +67,49 @@ def test_fold_stopping_with_only_the_fold_score_is_found(tmp_path: Path) -> None
     table = history[["qty"]].copy()
     table = table.rename(columns={"qty": "actual"})
     print(table.shape)
+"""
+    assert ("tuned_on_test", _line(text, "booster = lgb.train(")) in _alarms(tmp_path, text)
+
+
+_HELPER = """\
+    import lightgbm as lgb
+    import numpy as np
+    import pandas as pd
+    from sklearn.metrics import mean_absolute_error, mean_squared_error
+    from sklearn.model_selection import KFold
+
+
+    def summarise(actual, predicted):
+        return {"rmse": np.sqrt(mean_squared_error(actual, predicted)), "mae": mean_absolute_error(actual, predicted)}
+
+
+    def fit_model(X, y):
+        for tr, va in KFold(5).split(X):
+            booster = lgb.train({}, lgb.Dataset(X.iloc[tr], label=y.iloc[tr]),
+                                valid_sets=[lgb.Dataset(X.iloc[va], label=y.iloc[va])],
+                                callbacks=[lgb.early_stopping(25)])
+            print(FOLD_SCORE(y.iloc[va], booster.predict(X.iloc[va])))
+        return lgb.train({}, lgb.Dataset(X, label=y), num_boost_round=400)
+
+
+    homes = pd.read_csv("homes.csv")
+    X_test, y_test = homes[homes.year == 2024].drop(columns="price"), homes[homes.year == 2024].price
+    older = homes[homes.year < 2024]
+    model = fit_model(older.drop(columns="price"), older.price)
+"""
+
+
+def test_fold_stopping_then_the_test_part_scored_by_a_metric_helper_is_silent(tmp_path: Path) -> None:
+    text = _HELPER.replace("FOLD_SCORE", "mean_squared_error") + """\
+    print(summarise(y_test, model.predict(X_test)))
+"""
+    assert not {a for a in _alarms(tmp_path, text) if a[0] == "tuned_on_test"}
+
+
+@pytest.mark.parametrize("fold_score", ["mean_squared_error", "summarise"])
+def test_fold_stopping_scored_and_the_test_part_only_predicted_is_found(tmp_path: Path, fold_score: str) -> None:
+    text = _HELPER.replace("FOLD_SCORE", fold_score) + """\
+    np.save("prices.npy", model.predict(X_test))
 """
     assert ("tuned_on_test", _line(text, "booster = lgb.train(")) in _alarms(tmp_path, text)
 
@@ -135,3 +187,89 @@ def test_catboost_spread_use_best_model_false_is_silent_and_its_true_copy_found(
     found = {a for a in _alarms(tmp_path, _CAT) if a[0] == "tuned_on_test"}
     assert ("tuned_on_test", _line(_CAT, "plain.fit(")) not in found
     assert ("tuned_on_test", _line(_CAT, "tuned.fit(")) in found
+
+
+# ---------------------------------------------------------------- a cell switched off by %%script false
+
+_SPLIT = """\
+import pandas as pd
+from lightgbm import LGBMClassifier
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import train_test_split
+
+plants = pd.read_csv("plants.csv")
+X_train, X_test, y_train, y_test = train_test_split(plants.drop(columns="wilted"), plants.wilted, test_size=0.2)
+"""
+_STOPPED = ("booster = LGBMClassifier(n_estimators=5000)\\n"
+            "booster.fit(X_train, y_train, eval_set=[(X_test, y_test)], early_stopping_rounds=100)\\n"
+            "print(roc_auc_score(y_test, booster.predict_proba(X_test)[:, 1]))\\n")
+
+
+def test_an_exported_time_cell_switched_off_by_script_false_is_silent(tmp_path: Path) -> None:
+    text = _SPLIT + f"get_ipython().run_cell_magic('time', '', '%%script false --no-raise-error\\n{_STOPPED}')\n"
+    assert not {a for a in _alarms(tmp_path, text) if a[0] == "tuned_on_test"}
+
+
+def test_an_exported_time_cell_that_runs_is_found(tmp_path: Path) -> None:
+    text = _SPLIT + f"get_ipython().run_cell_magic('time', '', '{_STOPPED}')\n"
+    assert ("tuned_on_test", _line(text, "run_cell_magic")) in _alarms(tmp_path, text)
+
+
+def _notebook(tmp_path: Path, head: str) -> set[tuple[str, int]]:
+    body = head + _STOPPED.replace("\\n", "\n")
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": text}
+             for text in (_SPLIT, body)]
+    doc = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "plants.ipynb"
+    path.write_text(json.dumps(doc))
+    report, _ = analyze_file(str(path), alone=True)
+    return {(f.kind, f.location.get("line")) for f in report.findings
+            if f.severity >= Severity.WARNING and f.kind == "tuned_on_test"}
+
+
+def test_a_notebook_time_cell_switched_off_by_script_false_is_silent_and_a_running_one_found(tmp_path: Path) -> None:
+    assert not _notebook(tmp_path, "%%time\n%%script false --no-raise-error\n")
+    assert ("tuned_on_test", 3) in _notebook(tmp_path, "%%time\n")
+
+
+# ---------------------------------------------------------------- a visit's or an order's own rows aggregated
+
+_VISITS = """\
+    import pandas as pd
+    from sklearn.ensemble import RandomForestRegressor
+
+    clinic = pd.read_csv("train_visits.csv")
+    assays = pd.read_csv("train_assays.csv")
+    test_clinic = pd.read_csv("test_visits.csv")
+    test_assays = pd.read_csv("test_assays.csv")
+
+
+    def visit_features(visits, measured):
+        per_visit = measured.groupby(KEY).agg(level_min=("LEVEL", "min"), level_mean=("LEVEL", "mean"))
+        return visits.merge(per_visit.reset_index(), on=KEY, how="left")
+
+
+    X = visit_features(clinic, assays)
+    model = RandomForestRegressor().fit(X.drop(columns="score"), X.score)
+    X_test = visit_features(test_clinic, test_assays)
+    pd.DataFrame({"score": model.predict(X_test)}).to_csv("submission.csv")
+"""
+
+
+@pytest.mark.parametrize("key", ["'visit_id'", "'order_id'"])
+def test_a_units_own_measurements_aggregated_on_the_test_file_are_silent(tmp_path: Path, key: str) -> None:
+    text = _VISITS.replace("KEY", key)
+    assert not {a for a in _alarms(tmp_path, text) if a[0] == "fit_on_test"}
+
+
+@pytest.mark.parametrize("key", ["'lab'", "'order'"])
+def test_an_aggregate_over_a_key_shared_across_units_on_the_test_file_is_found(tmp_path: Path, key: str) -> None:
+    text = _VISITS.replace("KEY", key)
+    assert ("fit_on_test", _line(text, "per_visit = ")) in _alarms(tmp_path, text)
+
+
+def test_a_units_own_label_aggregated_in_named_form_stays_a_statistic(tmp_path: Path) -> None:
+    text = _VISITS.replace("KEY", "'visit_id'").replace('("LEVEL", "min")', '("score", "min")')
+    text = text.replace('("LEVEL", "mean")', '("score", "mean")')
+    found = _alarms(tmp_path, text)
+    assert ("fit_on_test", _line(text, "per_visit = ")) in found

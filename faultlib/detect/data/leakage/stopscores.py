@@ -126,6 +126,27 @@ class StopScores:
         for binds in self._binds.values():
             binds.sort(key=lambda b: b[0])
         self._memo: dict[tuple[str, int, int], frozenset[str]] = {}
+        helpers = self._scoring_helpers()
+        if helpers:  # compute_metrics(actual, predicted): a metric of the rows it is given
+            self._events += [(n, [*n.args, *(k.value for k in n.keywords)]) for n in walk_once(tree)
+                             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in helpers]
+
+    def _scoring_helpers(self) -> set[str]:
+        """The module's functions that score their own parameters and train nothing (``def compute_metrics(actual,
+        pred): ... mean_squared_error(actual, pred)``): a call of one scores the rows it passes, as a metric does. A
+        function that also trains (a cross-validation helper scoring its folds) is no metric of its arguments."""
+        out: set[str] = set()
+        for fn in self._functions:
+            if any(isinstance(n, ast.Call) and call_name(n) in _TRAINING for n in ast.walk(fn)):
+                continue
+            params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}  # type: ignore[attr-defined]
+            end = fn.end_lineno or fn.lineno
+            for node, args in self._events:
+                if fn.lineno < node.lineno <= end and isinstance(node, ast.Call) and \
+                        params & {r for a in args for r in self._rows(a, 1, node.lineno)}:
+                    out.add(fn.name)  # type: ignore[attr-defined]
+                    break
+        return out
 
     def _values(self, name: str, line: int) -> list[ast.expr]:
         """What ``name`` holds at ``line``: its last assignment before it and the writes into it since
