@@ -7,6 +7,10 @@
 * XGBoost and CatBoost stop on the last of several evaluation sets: the training rows listed last choose nothing
   (watchedsets.py); CatBoost's ``use_best_model=False`` given through ``**params`` keeps no best iteration;
 * a cell switched off by ``%%script false`` (also under ``%%time``) runs no Python (cellmagics.py, source.py);
+* a visit's or an order's own rows aggregated (``groupby('visit_id').agg(lo=('LEVEL', 'min'))``) on the test file
+  are one sample's own feature rows; a key shared across samples, or the label aggregated, stays a fit (samples.py);
+* early stopping inside an optuna objective that nothing names (its study commented out) never runs
+  (objectives.py); the same objective handed to ``study.optimize`` is still found.
 
 Every example is a small script written for this test (no public code)."""
 
@@ -273,3 +277,41 @@ def test_a_units_own_label_aggregated_in_named_form_stays_a_statistic(tmp_path: 
     text = text.replace('("LEVEL", "mean")', '("score", "mean")')
     found = _alarms(tmp_path, text)
     assert ("fit_on_test", _line(text, "per_visit = ")) in found
+
+
+# ---------------------------------------------------------------- an optuna objective whose study never runs
+
+_OBJECTIVE = """\
+    import numpy as np
+    import optuna
+    import pandas as pd
+    from lightgbm import LGBMClassifier
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedKFold
+
+    signals = pd.read_csv("signals.csv")
+    X, y = signals.drop(columns="state"), signals.state
+
+
+    def search_space(trial):
+        settings = {"num_leaves": trial.suggest_int("num_leaves", 8, 256), "n_estimators": 4000}
+        oof = np.zeros(len(X))
+        for tr, va in StratifiedKFold(5, shuffle=True, random_state=1).split(X, y):
+            clf = LGBMClassifier(**settings)
+            clf.fit(X.iloc[tr], y.iloc[tr], eval_set=[(X.iloc[va], y.iloc[va])], early_stopping_rounds=100)
+            oof[va] = clf.predict_proba(X.iloc[va])[:, 1]
+        return roc_auc_score(y, oof)
+
+
+    STUDY
+"""
+
+
+def test_early_stopping_inside_an_objective_no_study_runs_is_silent(tmp_path: Path) -> None:
+    text = _OBJECTIVE.replace("STUDY", "# optuna.create_study(direction='maximize').optimize(search_space, 50)")
+    assert not {a for a in _alarms(tmp_path, text) if a[0] == "tuned_on_test"}
+
+
+def test_early_stopping_inside_an_objective_a_study_runs_is_found(tmp_path: Path) -> None:
+    text = _OBJECTIVE.replace("STUDY", "optuna.create_study(direction='maximize').optimize(search_space, 50)")
+    assert ("tuned_on_test", _line(text, "clf.fit(")) in _alarms(tmp_path, text)

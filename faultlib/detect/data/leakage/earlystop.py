@@ -74,6 +74,7 @@ from faultlib.detect.data.leakage.callbackhelpers import functions, returned_val
 from faultlib.detect.data.leakage.evalsets import EVAL_KEYWORDS, _items
 from faultlib.detect.data.leakage.foldbodies import fold_body
 from faultlib.detect.data.leakage.hftrainer import best_checkpoint
+from faultlib.detect.data.leakage.objectives import unrun_objectives
 from faultlib.detect.data.leakage.spread import spread_key
 from faultlib.detect.data.leakage.stopscores import StopScores
 from faultlib.detect.data.leakage.testparts import choosing_named, held_out
@@ -239,6 +240,10 @@ class EarlyStops:
             sets, values = [watched], [last_value(v) for v in values if v is not None]
         if at.lineno in self._stopped:
             return
+        if self._unrun is None:
+            self._unrun = unrun_objectives(self.tree)
+        if any(first <= at.lineno <= last for first, last in self._unrun):
+            return  # inside an optuna objective that nothing runs (objectives.py)
         if self._stopped_on_test(values, node, how, call, frame, trained, sets, at) is None and at is node:
             fold = any(f.cv and f.start <= at.lineno <= f.end for f in self._loop_facts) or \
                 bool(fold_body(self.tree, node, _training_node(node, call), sets, self._bindings))
@@ -334,6 +339,7 @@ class EarlyStops:
     _stop_scores: StopScores | None = None  # the module's scores, for stopping rows scored again (computed once)
     _loads_back: bool | None = None  # the module loads a saved model or weights (computed once)
     _defs: dict[str, ast.FunctionDef] | None = None  # the program's functions, for callbacks a helper returns
+    _unrun: list[tuple[int, int]] | None = None  # the lines of optuna objectives nothing runs (computed once)
     _stopped: set
     tree: ast.Module
     _bindings: dict
