@@ -315,3 +315,32 @@ def test_early_stopping_inside_an_objective_no_study_runs_is_silent(tmp_path: Pa
 def test_early_stopping_inside_an_objective_a_study_runs_is_found(tmp_path: Path) -> None:
     text = _OBJECTIVE.replace("STUDY", "optuna.create_study(direction='maximize').optimize(search_space, 50)")
     assert ("tuned_on_test", _line(text, "clf.fit(")) in _alarms(tmp_path, text)
+
+
+# ---------------------------------------------------------------- the test part scored by a hand-written error
+
+_HANDWRITTEN = """\
+    import numpy as np
+    import pandas as pd
+    from catboost import CatBoostRegressor
+    from sklearn.model_selection import train_test_split
+
+    houses = pd.read_csv("houses.csv")
+    X_rest, X_test, y_rest, y_test = train_test_split(houses.drop(columns="value"), houses.value, test_size=0.5)
+    X_fit, X_check, y_fit, y_check = train_test_split(X_rest, y_rest, test_size=0.2)
+    reg = CatBoostRegressor(iterations=600, verbose=False)
+    reg.fit(X_fit, y_fit, eval_set=(X_check, y_check))
+    print(reg.best_score_["validation"]["RMSE"])
+    test_pred = reg.predict(X_test)
+"""
+
+
+@pytest.mark.parametrize("error", ["np.sqrt(np.mean((test_pred - y_test) ** 2))", "np.abs(test_pred - y_test).mean()"])
+def test_validation_stopping_then_the_test_part_scored_by_a_written_error_is_silent(tmp_path: Path, error: str) -> None:
+    text = _HANDWRITTEN + f"    print({error})\n"
+    assert not {a for a in _alarms(tmp_path, text) if a[0] == "tuned_on_test"}
+
+
+def test_validation_stopping_with_the_test_part_only_predicted_is_found(tmp_path: Path) -> None:
+    text = _HANDWRITTEN + "    np.save('values.npy', test_pred)\n"
+    assert ("tuned_on_test", _line(text, "reg.fit(")) in _alarms(tmp_path, text)

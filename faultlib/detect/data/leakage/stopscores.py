@@ -28,7 +28,8 @@ that later score is the reported one and the stopping rows were a validation set
   wave 47, applied to the validation parts of wave 74);
 * :meth:`StopScores.rescored`: a score on those rows after the call in its own function (or module): a metric
   (``*_score``/``*_error``/``*_loss``, ``rmse``, ``auc``, ``gini``, ``map@k`` ...) or a model's ``evaluate``/``score``
-  whose arguments are, or were computed from (three assignments back: ``p = model.predict(X_val)``,
+  or an error written by its formula (``np.mean((pred - y) ** 2)``, ``np.abs(pred - y).mean()``) whose arguments
+  are, or were computed from (three assignments back: ``p = model.predict(X_val)``,
   ``oof[va] = model.predict(X[va])``), the stopping rows, or the booster's own best score (``model.best_score``);
   ``None`` when the script scores any other rows named for holding out (``X_test``, ``y_holdout``) anywhere in it.
 """
@@ -75,6 +76,27 @@ def _metric(node: ast.Call) -> bool:
     return name.endswith(_METRIC_SUFFIXES) or bool(_METRIC_WORDS.search(name))
 
 
+def _error_term(node: ast.expr) -> bool:
+    """``(p - y) ** 2`` or ``abs(p - y)``/``np.abs(p - y)`` somewhere in ``node``: a squared or absolute error."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and isinstance(n.left, ast.BinOp) and \
+                isinstance(n.left.op, ast.Sub):
+            return True
+        if isinstance(n, ast.Call) and call_name(n) in ("abs", "fabs", "absolute") and n.args and \
+                isinstance(n.args[0], ast.BinOp) and isinstance(n.args[0].op, ast.Sub):
+            return True
+    return False
+
+
+def _handwritten_error(node: ast.Call) -> list[ast.expr] | None:
+    """The operands of a mean or sum of errors written by hand (``np.sqrt(np.mean((pred - y_test) ** 2))``,
+    ``np.abs(pred - y).mean()``: the RMSE and MAE by their formulas), else ``None``."""
+    if call_name(node) not in ("mean", "nanmean", "average", "sum"):
+        return None
+    operands = [*node.args, *([node.func.value] if isinstance(node.func, ast.Attribute) else [])]
+    return operands if any(_error_term(o) for o in operands) else None
+
+
 def _pairs(node: ast.Assign | ast.AugAssign | ast.AnnAssign) -> list[tuple[ast.expr, ast.expr]]:
     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
     out: list[tuple[ast.expr, ast.expr]] = []
@@ -119,6 +141,8 @@ class StopScores:
                         self._stmt[id(value)] = node.lineno
             elif isinstance(node, ast.Call) and _metric(node):
                 self._events.append((node, [*node.args, *(k.value for k in node.keywords)]))
+            elif isinstance(node, ast.Call) and _handwritten_error(node):
+                self._events.append((node, _handwritten_error(node) or []))
             elif isinstance(node, ast.Attribute) and node.attr in _BEST_SCORE:
                 self._events.append((node, []))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
