@@ -9,6 +9,8 @@
 * a cell switched off by ``%%script false`` (also under ``%%time``) runs no Python (cellmagics.py, source.py);
 * a visit's or an order's own rows aggregated (``groupby('visit_id').agg(lo=('LEVEL', 'min'))``) on the test file
   are one sample's own feature rows; a key shared across samples, or the label aggregated, stays a fit (samples.py);
+* the range of a fold's predicted probabilities (``(p - p.min()) / (p.max() - p.min())``) is a summary of the
+  model's outputs, no fit of the fold's rows (predbuffers.py); a fold's features rescaled so stay a fit;
 * early stopping inside an optuna objective that nothing names (its study commented out) never runs
   (objectives.py); the same objective handed to ``study.optimize`` is still found.
 
@@ -344,3 +346,36 @@ def test_validation_stopping_then_the_test_part_scored_by_a_written_error_is_sil
 def test_validation_stopping_with_the_test_part_only_predicted_is_found(tmp_path: Path) -> None:
     text = _HANDWRITTEN + "    np.save('values.npy', test_pred)\n"
     assert ("tuned_on_test", _line(text, "reg.fit(")) in _alarms(tmp_path, text)
+
+
+# ---------------------------------------------------------------- a fold's predictions rescaled by their own range
+
+_RESCALED = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import KFold
+
+    claims = pd.read_csv("claims.csv")
+    X, y = claims.drop(columns="fraud"), claims.fraud
+    oof = np.zeros(len(X))
+    for tr, va in KFold(4, shuffle=True, random_state=3).split(X):
+        clf = LogisticRegression().fit(X.iloc[tr], y.iloc[tr])
+        RESCALE
+    print(roc_auc_score(y, oof))
+    blender = LogisticRegression().fit(np.c_[oof, X.amount], y)
+"""
+
+
+def test_a_folds_predictions_rescaled_by_their_own_range_are_silent(tmp_path: Path) -> None:
+    text = _RESCALED.replace("RESCALE", "fold_p = clf.predict_proba(X.iloc[va])[:, 1]\n"
+                             "        oof[va] = (fold_p - fold_p.min()) / (fold_p.max() - fold_p.min())")
+    assert not {a for a in _alarms(tmp_path, text) if a[0] == "fit_on_test"}
+
+
+def test_a_folds_features_rescaled_by_their_own_range_are_found(tmp_path: Path) -> None:
+    text = _RESCALED.replace("RESCALE", "fold_x = X.iloc[va].to_numpy()\n"
+                             "        fold_x = (fold_x - fold_x.min()) / (fold_x.max() - fold_x.min())\n"
+                             "        oof[va] = clf.predict_proba(fold_x)[:, 1]")
+    assert ("fit_on_test", _line(text, "fold_x = (fold_x")) in _alarms(tmp_path, text)
