@@ -295,8 +295,8 @@ _OBJECTIVE = """\
     X, y = signals.drop(columns="state"), signals.state
 
 
-    def search_space(trial):
-        settings = {"num_leaves": trial.suggest_int("num_leaves", 8, 256), "n_estimators": 4000}
+    def objective(trial):
+        settings = {"num_leaves": trial.suggest_int("num_leaves", 8, 256), "objective": "binary"}
         oof = np.zeros(len(X))
         for tr, va in StratifiedKFold(5, shuffle=True, random_state=1).split(X, y):
             clf = LGBMClassifier(**settings)
@@ -310,12 +310,12 @@ _OBJECTIVE = """\
 
 
 def test_early_stopping_inside_an_objective_no_study_runs_is_silent(tmp_path: Path) -> None:
-    text = _OBJECTIVE.replace("STUDY", "# optuna.create_study(direction='maximize').optimize(search_space, 50)")
+    text = _OBJECTIVE.replace("STUDY", "# optuna.create_study(direction='maximize').optimize(objective, 50)")
     assert not {a for a in _alarms(tmp_path, text) if a[0] == "tuned_on_test"}
 
 
 def test_early_stopping_inside_an_objective_a_study_runs_is_found(tmp_path: Path) -> None:
-    text = _OBJECTIVE.replace("STUDY", "optuna.create_study(direction='maximize').optimize(search_space, 50)")
+    text = _OBJECTIVE.replace("STUDY", "optuna.create_study(direction='maximize').optimize(objective, 50)")
     assert ("tuned_on_test", _line(text, "clf.fit(")) in _alarms(tmp_path, text)
 
 

@@ -100,8 +100,7 @@ def unrun_objectives(tree: ast.Module) -> list[tuple[int, int]]:
     commented out), so no trial runs and nothing its body computes (an early-stopped fold score it returns)
     reaches a result."""
     named = {n.id for n in walk_once(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)} | {
-        n.attr for n in walk_once(tree) if isinstance(n, ast.Attribute)} | {
-        n.value for n in walk_once(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        n.attr for n in walk_once(tree) if isinstance(n, ast.Attribute)}  # not the key 'objective' of a params dict
     out: list[tuple[int, int]] = []
     for fn in walk_once(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name in named:
