@@ -8,7 +8,9 @@ names for a notebook's ``%%`` cells). Read as a call, the fit or the cross-valid
 call's line (the script's lines keep their numbers; a finding inside the body names the line of the call). A
 body that does not parse (after :func:`~faultlib.detect.data.leakage.source.clean_lines` turns its own
 ``!shell`` and ``%magic`` lines into no-ops) leaves the call as it is; so does a magic that does not run its body
-as Python (``%%bash``, ``%%writefile``, ``%%html``).
+as Python (``%%bash``, ``%%writefile``, ``%%html``), also when it opens the body of one that does: IPython
+transforms a ``%%time`` body as a cell of its own, so ``'%%script false --no-raise-error\\n...'`` under
+``%%time`` hands the code to the shell command ``false`` and none of it runs (the usual way to switch a cell off).
 """
 
 from __future__ import annotations
@@ -35,7 +37,20 @@ def _body(stmt: ast.stmt, magics: Collection[str]) -> str | None:
     if not (isinstance(name, ast.Constant) and name.value in magics
             and isinstance(body, ast.Constant) and isinstance(body.value, str)):
         return None
-    return body.value
+    return body.value if opens_python(body.value.split("\n"), magics) else None
+
+
+def opens_python(lines: list[str], magics: Collection[str]) -> bool:
+    """Each ``%%`` line at the top of ``lines`` (a cell, or a cell magic's body) names one of ``magics``, the cell
+    magics that run their body as Python: ``%%time`` then ``%%script false`` runs none of it (IPython transforms
+    the ``%%time`` body as a cell of its own)."""
+    for line in lines:
+        if not line.lstrip().startswith("%%"):
+            break
+        words = line.strip()[2:].split()
+        if not (words and words[0] in magics):
+            return False
+    return True
 
 
 def _statements(text: str, line: int, clean: Callable[[list[str]], list[str]]) -> list[ast.stmt] | None:

@@ -72,6 +72,7 @@ from faultlib.detect.data.leakage.predbuffers import (
     over_predictions,
     prediction_buffers,
     prediction_stacks,
+    prediction_vectors,
 )
 from faultlib.detect.data.leakage.residualstats import residual_statistics
 from faultlib.detect.data.leakage.samplediffs import within_sample_temporal
@@ -327,7 +328,8 @@ class DesignChecks:
     def _prediction_names(self) -> frozenset[str]:
         if not hasattr(self, "_predictions_only"):
             self._predictions_only = prediction_buffers(self.tree) | fold_lists(self.tree) | prediction_stacks(
-                self.tree)  # (foldlists.py; an ensemble's (P, N, K) probabilities: predbuffers.py)
+                self.tree) | prediction_vectors(self.tree)  # (foldlists.py; an ensemble's (P, N, K) probabilities,
+            # a name bound only to a model's output: predbuffers.py)
         return self._predictions_only
 
     def _period_held_out(self) -> bool:

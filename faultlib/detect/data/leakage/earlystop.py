@@ -74,11 +74,13 @@ from faultlib.detect.data.leakage.callbackhelpers import functions, returned_val
 from faultlib.detect.data.leakage.evalsets import EVAL_KEYWORDS, _items
 from faultlib.detect.data.leakage.foldbodies import fold_body
 from faultlib.detect.data.leakage.hftrainer import best_checkpoint
+from faultlib.detect.data.leakage.objectives import unrun_objectives
 from faultlib.detect.data.leakage.spread import spread_key
 from faultlib.detect.data.leakage.stopscores import StopScores
 from faultlib.detect.data.leakage.testparts import choosing_named, held_out
 from faultlib.detect.data.leakage.trainerscores import rescored_alone
 from faultlib.detect.data.leakage.values import Data, Est, covers, parts
+from faultlib.detect.data.leakage.watchedsets import LAST_SET_LIBRARIES, last_value, last_watched
 from faultlib.detect.data.leakage.wrapped import scoped_bindings, wrapped_test_names
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.values import UNKNOWN
@@ -166,14 +168,16 @@ class EarlyStops:
             if how:  # XGBRegressor(early_stopping_rounds=10): every fit with an eval set stops on it
                 out.options["stops"] = how
             if ref.module.split(".")[0] == "catboost" or ref.last.startswith("CatBoost"):
-                use_best = _keyword(node, ("use_best_model",))
+                use_best = _keyword(node, ("use_best_model",)) or \
+                    spread_key(node, "use_best_model", self.tree, self._bindings)  # CatBoostClassifier(**params)
                 if not (isinstance(use_best, ast.Constant) and use_best.value is False):
                     out.options["use_best_model"] = True
         elif ref.last == "train" and ref.module.split(".")[0] in _BOOSTER_TRAIN:
             how = self._stop_rule(node, catboost=False)
             if how:
                 self._stopped_on([*args[3:4], *(kwargs.get(k) for k in EVAL_KEYWORDS)], node, how, ref.last, frame,
-                                 args[1] if len(args) > 1 else kwargs.get("train_set", kwargs.get("dtrain")))
+                                 args[1] if len(args) > 1 else kwargs.get("train_set", kwargs.get("dtrain")),
+                                 last=ref.module.split(".")[0] in LAST_SET_LIBRARIES)
         return out
 
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
@@ -187,7 +191,8 @@ class EarlyStops:
                 label = est.cls if est else ast.unparse(node.func.value) if isinstance(node.func, ast.Attribute) \
                     else "model"
                 self._stopped_on([kwargs.get(k) for k in EVAL_KEYWORDS], node, how, f"{label}.fit", frame,
-                                 args[0] if args else kwargs.get("X", kwargs.get("x")))
+                                 args[0] if args else kwargs.get("X", kwargs.get("x")),
+                                 last=bool(est and est.cls.startswith(("XGB", "CatBoost"))))
         elif name == "train" and not args and isinstance(node.func, ast.Attribute):
             found = best_checkpoint(node.func.value, self.tree, self._bindings)  # trainer.train() (hftrainer.py)
             if found:
@@ -221,15 +226,24 @@ class EarlyStops:
         return None
 
     def _stopped_on(self, values: list[Any], node: ast.Call, how: str, call: str, frame: Any, trained: Any, *,
-                    sets: list[ast.expr] | None = None, at: ast.Call | None = None) -> None:
+                    sets: list[ast.expr] | None = None, at: ast.Call | None = None, last: bool = False) -> None:
         """Report ``node``'s training (at ``at``, else at ``node``) when its evaluation sets (``sets``, else its
-        evaluation keywords) are the test rows and ``how`` chooses by them."""
+        evaluation keywords) are the test rows and ``how`` chooses by them; ``last``: the booster stops on the last
+        of several sets only (XGBoost, CatBoost: :mod:`.watchedsets`)."""
         at = at or node
         sets = sets if sets is not None else [k.value for k in node.keywords if k.arg in EVAL_KEYWORDS]
         if call.endswith("train") and len(node.args) > 3:
             sets.append(node.args[3])  # xgb.train(params, dtrain, rounds, watchlist)
+        watched = last_watched(sets, scoped_bindings(self._bindings, self.tree, node.lineno), node.lineno) \
+            if last and "EarlyStopping" not in how else None
+        if watched is not None:  # evals=[(dvalid, 'eval'), (dtrain, 'train')]: only the last one stops it
+            sets, values = [watched], [last_value(v) for v in values if v is not None]
         if at.lineno in self._stopped:
             return
+        if self._unrun is None:
+            self._unrun = unrun_objectives(self.tree)
+        if any(first <= at.lineno <= last for first, last in self._unrun):
+            return  # inside an optuna objective that nothing runs (objectives.py)
         if self._stopped_on_test(values, node, how, call, frame, trained, sets, at) is None and at is node:
             fold = any(f.cv and f.start <= at.lineno <= f.end for f in self._loop_facts) or \
                 bool(fold_body(self.tree, node, _training_node(node, call), sets, self._bindings))
@@ -325,6 +339,7 @@ class EarlyStops:
     _stop_scores: StopScores | None = None  # the module's scores, for stopping rows scored again (computed once)
     _loads_back: bool | None = None  # the module loads a saved model or weights (computed once)
     _defs: dict[str, ast.FunctionDef] | None = None  # the program's functions, for callbacks a helper returns
+    _unrun: list[tuple[int, int]] | None = None  # the lines of optuna objectives nothing runs (computed once)
     _stopped: set
     tree: ast.Module
     _bindings: dict

@@ -17,7 +17,8 @@ objective that cross-validates (a ``for ... in cv.split(...)`` loop inside it: o
 was given), and one that draws a new split at every trial (``train_test_split`` inside it without a fixed
 ``random_state``: a fresh random hold-out per candidate, a repeated random validation, so no fixed rows chose the
 model; with ``random_state=0`` every trial scores the same rows and it counts). A function only defined, or handed
-to anything else, is not an objective.
+to anything else, is not an objective; one that draws from a trial and that nothing names at all never runs
+(:func:`unrun_objectives`: the optimizer's call commented out), and the early-stopping rule skips its body.
 """
 
 from __future__ import annotations
@@ -92,4 +93,23 @@ def objective_facts(tree: ast.Module) -> list[LoopFacts]:
     return out
 
 
-__all__ = ["OPTIMIZERS", "objective_facts"]
+def unrun_objectives(tree: ast.Module) -> list[tuple[int, int]]:
+    """The lines (first, last) of every function that draws its candidates from a trial (``trial.suggest_int(...)``
+    on one of its parameters: optuna's objective signature) and that nothing in ``tree`` names: no optimizer
+    receives it, no call or assignment mentions it. The study was switched off (``# study.optimize(objective)``
+    commented out), so no trial runs and nothing its body computes (an early-stopped fold score it returns)
+    reaches a result."""
+    named = {n.id for n in walk_once(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)} | {
+        n.attr for n in walk_once(tree) if isinstance(n, ast.Attribute)}  # not the key 'objective' of a params dict
+    out: list[tuple[int, int]] = []
+    for fn in walk_once(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name in named:
+            continue
+        params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
+        if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.startswith("suggest_")
+               and isinstance(n.func.value, ast.Name) and n.func.value.id in params for n in ast.walk(fn)):
+            out.append((fn.lineno, fn.end_lineno or fn.lineno))
+    return out
+
+
+__all__ = ["OPTIMIZERS", "objective_facts", "unrun_objectives"]

@@ -108,6 +108,32 @@ def prediction_buffers(tree: ast.AST) -> frozenset[str]:
         is_prediction(v) for v in stores[n]))
 
 
+def prediction_vectors(tree: ast.AST) -> frozenset[str]:
+    """Names every plain binding of which is a model's output (``oof_preds = clf.predict_proba(X_val)[:, 1]``,
+    :func:`is_prediction`), bound at least once and never unpacked or written into: a statistic of one
+    (``(p - p.min()) / (p.max() - p.min())``, a fold's predicted probabilities rescaled to [0, 1]) summarises what
+    the model said about those rows, no label and no feature of theirs, and nothing is fitted on it (judged false
+    alarms at stop 54: a fraud notebook's per-fold min-max of its out-of-fold probabilities, which keeps their
+    order, the only thing the AUC it reports reads)."""
+    bound: dict[str, bool] = {}
+    for node in walk_once(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                plain = isinstance(target, ast.Name) and not isinstance(node, ast.AugAssign)
+                for n in ast.walk(target):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) or \
+                            isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name):
+                        name = n.id if isinstance(n, ast.Name) else n.value.id  # type: ignore[union-attr]
+                        ok = plain and node.value is not None and is_prediction(node.value)
+                        bound[name] = bound.get(name, True) and ok
+        elif isinstance(node, (ast.For, ast.comprehension, ast.With, ast.withitem)):
+            for n in ast.walk(getattr(node, "target", None) or getattr(node, "optional_vars", None) or ast.Pass()):
+                if isinstance(n, ast.Name):
+                    bound[n.id] = False
+    return frozenset(n for n, ok in bound.items() if ok)
+
+
 #: name tokens of an array of model outputs (predictions, predicted probabilities)
 _PREDICTION_TOKENS = frozenset({"pred", "preds", "prediction", "predictions", "prob", "probs", "proba", "probas",
                                 "probabilities"})
@@ -164,4 +190,4 @@ def _allocated(node: ast.expr) -> bool:
     return _allocation(node)
 
 
-__all__ = ["is_prediction", "over_predictions", "prediction_buffers", "prediction_stacks"]
+__all__ = ["is_prediction", "over_predictions", "prediction_buffers", "prediction_stacks", "prediction_vectors"]

@@ -11,11 +11,14 @@ description), a household's members (``household_id``; the Costa Rican poverty d
 *hogar* with an ``id`` prefix: the members' schooling averaged per household is the household's own, issue 17
 stop 50), a learning-to-rank search or query's candidate items (``srch_id``, ``query_id``, ``qid``: one ranking per
 search is scored, and ranking data is split by search, ``GroupKFold(groups=srch_id)``: the price z-score of each
-hotel within its search is the search's own, issue 17 wave 89). The competition
+hotel within its search is the search's own, issue 17 wave 89), a clinic visit's protein measurements (``visit_id``:
+the Parkinson's progression data predicts per visit), an order's candidate products (``order_id``: a basket is
+predicted per order; both nouns only with their id, :data:`KEYED_NOUNS`; issue 17 stop 54). The competition
 (or the split) keeps each sample whole, so a statistic per sample,
 
     df['dist_mean'] = df.groupby('molecule_name')['dist'].transform('mean')
     agg = df.groupby(['breath_id'])[cols].agg(['mean', 'max'])
+    npx = df.groupby('visit_id').agg(npx_mean=('NPX', 'mean'))     # named aggregation: the column NPX
 
 reads only that sample's own rows: it is a per-row feature (like ``x.max(axis=1)``), not a fit across the rows
 of a split, and run on the test table it uses no training row and the test rows of no other sample. Recognised:
@@ -44,6 +47,9 @@ SAMPLE_NOUNS = frozenset({"molecule", "installation", "breath", "sequence", "mat
                           "series", "play", "customer", "session", "pet", "household", "hogar", "search", "srch",
                           "query", "qid"})
 _SUFFIXES = frozenset({"id", "name", "no", "number", "idx", "index", "key"})
+#: nouns of a sample only with an id after them (``visit_id``, ``order_id``): a bare ``order`` may be a sort order
+#: or a taxonomic rank, a category that cuts across samples
+KEYED_NOUNS = frozenset({"visit", "order"})
 
 
 def sample_key(name: Any) -> bool:
@@ -55,6 +61,8 @@ def sample_key(name: Any) -> bool:
         return True
     if len(tokens) == 1 and tokens[0].startswith("id") and tokens[0][2:] in SAMPLE_NOUNS:
         return True  # idhogar: the id prefix and the noun in one word
+    if len(tokens) == 2 and tokens[0] in KEYED_NOUNS and tokens[1] in _SUFFIXES:
+        return True  # visit_id, order_id
     return bool(tokens) and tokens[0] in SAMPLE_NOUNS and all(t in _SUFFIXES for t in tokens[1:])
 
 
@@ -88,6 +96,9 @@ def _columns(expr: ast.expr, call: ast.Call) -> list[str | None] | None:
     if isinstance(expr, ast.Attribute) and expr.attr != "groupby":
         return [expr.attr]
     spec = call.args[0] if call.args else None
+    named = [k.value for k in call.keywords if k.arg is not None]
+    if spec is None and named and call.func.attr in ("agg", "aggregate"):  # type: ignore[union-attr]
+        return [_named_column(v) for v in named]  # agg(npx_min=('NPX', 'min')): the column of each named output
     if isinstance(spec, ast.Dict) and spec.keys and all(isinstance(k, ast.Constant) for k in spec.keys):
         return [k.value if isinstance(k.value, str) else None for k in spec.keys]
     if isinstance(spec, ast.Name) and call.func.attr in ("agg", "aggregate"):  # type: ignore[union-attr]
@@ -106,4 +117,16 @@ def own_rows(inner: ast.expr, call: ast.Call, sample_groupbys: set[int], targets
     return bool(columns) and all(c is None or c not in targets and (named or not label_like(c)) for c in columns)
 
 
-__all__ = ["SAMPLE_NOUNS", "groupby_call", "own_rows", "sample_key", "sample_keys"]
+def _named_column(value: ast.expr) -> str | None:
+    """The column of one named aggregation (``('NPX', 'min')``, ``pd.NamedAgg(column='NPX', aggfunc='min')``:
+    pandas API, "Named aggregation"), ``None`` when not written out."""
+    if isinstance(value, ast.Tuple) and value.elts:
+        first = value.elts[0]
+        return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+    if isinstance(value, ast.Call):
+        given = value.args[0] if value.args else next((k.value for k in value.keywords if k.arg == "column"), None)
+        return given.value if isinstance(given, ast.Constant) and isinstance(given.value, str) else None
+    return None
+
+
+__all__ = ["KEYED_NOUNS", "SAMPLE_NOUNS", "groupby_call", "own_rows", "sample_key", "sample_keys"]

@@ -164,7 +164,7 @@ def code_cells(doc: Any, path: str) -> list[tuple[int, list[str], list[str]]]:
         if cell.kind != "code":
             continue
         cell_lines = cell.source.splitlines() or [""]
-        if cell_lines[0].lstrip().startswith("%%") and not runs_python(cell_lines[0]):
+        if cell_lines[0].lstrip().startswith("%%") and not runs_python(*cell_lines):
             cell_lines = [""] * len(cell_lines)
         out.append((cell.number, cell_lines, clean_lines(cell_lines)))
     return out
@@ -177,10 +177,13 @@ def code_cells(doc: Any, path: str) -> list[tuple[int, list[str], list[str]]]:
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit"})
 
 
-def runs_python(first_line: str) -> bool:
-    """``first_line`` (a cell's, starting with ``%%``) names a cell magic that runs the cell body as Python."""
-    words = first_line.strip()[2:].split()
-    return bool(words) and words[0] in PYTHON_CELL_MAGICS
+def runs_python(first_line: str, *rest: str) -> bool:
+    """``first_line`` (a cell's, starting with ``%%``) names a cell magic that runs the cell body as Python, and so
+    does each ``%%`` line that directly follows it (``rest``: the cell's other lines; ``%%time`` then ``%%script
+    false`` hands the code to the shell command ``false``, the usual way to switch a notebook cell off)."""
+    from faultlib.detect.data.leakage.cellmagics import opens_python
+
+    return opens_python([first_line, *rest], PYTHON_CELL_MAGICS)
 
 
 _ASSIGN_SHELL = re.compile(r"^(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[!%]")

@@ -28,7 +28,8 @@ that later score is the reported one and the stopping rows were a validation set
   wave 47, applied to the validation parts of wave 74);
 * :meth:`StopScores.rescored`: a score on those rows after the call in its own function (or module): a metric
   (``*_score``/``*_error``/``*_loss``, ``rmse``, ``auc``, ``gini``, ``map@k`` ...) or a model's ``evaluate``/``score``
-  whose arguments are, or were computed from (three assignments back: ``p = model.predict(X_val)``,
+  or an error written by its formula (``np.mean((pred - y) ** 2)``, ``np.abs(pred - y).mean()``) whose arguments
+  are, or were computed from (three assignments back: ``p = model.predict(X_val)``,
   ``oof[va] = model.predict(X[va])``), the stopping rows, or the booster's own best score (``model.best_score``);
   ``None`` when the script scores any other rows named for holding out (``X_test``, ``y_holdout``) anywhere in it.
 """
@@ -75,6 +76,27 @@ def _metric(node: ast.Call) -> bool:
     return name.endswith(_METRIC_SUFFIXES) or bool(_METRIC_WORDS.search(name))
 
 
+def _error_term(node: ast.expr) -> bool:
+    """``(p - y) ** 2`` or ``abs(p - y)``/``np.abs(p - y)`` somewhere in ``node``: a squared or absolute error."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and isinstance(n.left, ast.BinOp) and \
+                isinstance(n.left.op, ast.Sub):
+            return True
+        if isinstance(n, ast.Call) and call_name(n) in ("abs", "fabs", "absolute") and n.args and \
+                isinstance(n.args[0], ast.BinOp) and isinstance(n.args[0].op, ast.Sub):
+            return True
+    return False
+
+
+def _handwritten_error(node: ast.Call) -> list[ast.expr] | None:
+    """The operands of a mean or sum of errors written by hand (``np.sqrt(np.mean((pred - y_test) ** 2))``,
+    ``np.abs(pred - y).mean()``: the RMSE and MAE by their formulas), else ``None``."""
+    if call_name(node) not in ("mean", "nanmean", "average", "sum"):
+        return None
+    operands = [*node.args, *([node.func.value] if isinstance(node.func, ast.Attribute) else [])]
+    return operands if any(_error_term(o) for o in operands) else None
+
+
 def _pairs(node: ast.Assign | ast.AugAssign | ast.AnnAssign) -> list[tuple[ast.expr, ast.expr]]:
     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
     out: list[tuple[ast.expr, ast.expr]] = []
@@ -105,6 +127,7 @@ class StopScores:
         self.tree = tree
         self._binds: dict[str, list[tuple[int, bool, ast.expr]]] = {}  # name -> (line, writes into it, value)
         self._targets: dict[int, list[str]] = {}  # id(value call) -> the names it is assigned to
+        self._stmt: dict[int, int] = {}  # id(assigned value) -> the line of its assignment statement
         self._events: list[tuple[ast.AST, list[ast.expr]]] = []  # a scoring node and the expressions it scores
         self._functions: list[ast.AST] = []
         for node in walk_once(tree):
@@ -115,8 +138,11 @@ class StopScores:
                         into = not isinstance(target, ast.Name) or isinstance(node, ast.AugAssign)
                         self._binds.setdefault(name, []).append((node.lineno, into, value))
                         self._targets.setdefault(id(value), []).append(name)
+                        self._stmt[id(value)] = node.lineno
             elif isinstance(node, ast.Call) and _metric(node):
                 self._events.append((node, [*node.args, *(k.value for k in node.keywords)]))
+            elif isinstance(node, ast.Call) and _handwritten_error(node):
+                self._events.append((node, _handwritten_error(node) or []))
             elif isinstance(node, ast.Attribute) and node.attr in _BEST_SCORE:
                 self._events.append((node, []))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -124,15 +150,37 @@ class StopScores:
         for binds in self._binds.values():
             binds.sort(key=lambda b: b[0])
         self._memo: dict[tuple[str, int, int], frozenset[str]] = {}
+        helpers = self._scoring_helpers()
+        if helpers:  # compute_metrics(actual, predicted): a metric of the rows it is given
+            self._events += [(n, [*n.args, *(k.value for k in n.keywords)]) for n in walk_once(tree)
+                             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in helpers]
+
+    def _scoring_helpers(self) -> set[str]:
+        """The module's functions that score their own parameters and train nothing (``def compute_metrics(actual,
+        pred): ... mean_squared_error(actual, pred)``): a call of one scores the rows it passes, as a metric does. A
+        function that also trains (a cross-validation helper scoring its folds) is no metric of its arguments."""
+        out: set[str] = set()
+        for fn in self._functions:
+            if any(isinstance(n, ast.Call) and call_name(n) in _TRAINING for n in ast.walk(fn)):
+                continue
+            params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}  # type: ignore[attr-defined]
+            end = fn.end_lineno or fn.lineno
+            for node, args in self._events:
+                if fn.lineno < node.lineno <= end and isinstance(node, ast.Call) and \
+                        params & {r for a in args for r in self._rows(a, 1, node.lineno)}:
+                    out.add(fn.name)  # type: ignore[attr-defined]
+                    break
+        return out
 
     def _values(self, name: str, line: int) -> list[ast.expr]:
         """What ``name`` holds at ``line``: its last assignment before it and the writes into it since
         (``oof = np.zeros(n)``, then ``oof[va] = model.predict(X[va])``); every assignment when none comes before
-        (a function defined above the code that binds the name)."""
+        (a function defined above the code that binds the name). An assignment on ``line`` itself is not yet done
+        there: ``out = out.rename(...)`` reads the ``out`` bound before it."""
         binds = self._binds.get(name, [])
         held: list[ast.expr] = []
         for at, into, value in binds:
-            if at > line:
+            if at >= line:
                 break
             held = [*held, value] if into else [value]
         return held or [value for _, _, value in binds]
@@ -175,7 +223,7 @@ class StopScores:
         if key not in self._memo:
             self._memo[key] = frozenset()  # a cycle (x = f(x)) stops here
             self._memo[key] = frozenset(r for v in self._values(name, line)[-6:]
-                                        for r in self._rows(v, depth, v.lineno))
+                                        for r in self._rows(v, depth, self._stmt.get(id(v), v.lineno)))
         return self._memo[key]
 
     def _held_rows(self, node: ast.expr, line: int, depth: int = 2) -> set[str]:
