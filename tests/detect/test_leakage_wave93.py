@@ -136,7 +136,7 @@ def test_scipy_and_numpy_correlations_with_the_label_choosing_columns_before_the
                                "abs(stats.spearmanr(shoppers[target], shoppers[name])[0])",
                                "abs(np.corrcoef(shoppers[name], shoppers[target])[0, 1])"]):
         path = write(tmp_path, f"scored{i}.py", SCORED.format(score=score))
-        assert ("fit_before_split", line_of(path, "strength = ")) in alarms(path), (score, alarms(path))
+        assert ("fit_before_split", line_of(path, "strength = ")) in alarms(path), f"{score}: {alarms(path)}"
 
 
 def test_a_correlation_between_two_features_is_silent(tmp_path):
