@@ -102,6 +102,9 @@ from faultlib.detect.data.leakage.boostercv import BoosterCV
 from faultlib.detect.data.leakage.encodingfolds import EncodingFolds
 from faultlib.detect.data.leakage.fileentities import file_entity_findings
 from faultlib.detect.data.leakage.rowunits import row_unit_findings
+from faultlib.detect.data.leakage.recordingframes import frame_stack_findings
+from faultlib.detect.data.leakage.personfolders import person_folder_findings
+from faultlib.detect.data.leakage.pooledfolds import pooled_fold_findings
 from faultlib.detect.data.leakage.maskfolds import mask_overlap_findings
 from faultlib.detect.data.leakage.samerows import same_rows_calls
 from faultlib.detect.data.leakage.targetfeatures import target_feature_findings
@@ -300,6 +303,8 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += file_entity_findings(self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += row_unit_findings(self.tree, self.smap, self.report.findings, function_at)
+        for rule in (frame_stack_findings, person_folder_findings, pooled_fold_findings):
+            self.report.findings += rule(self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += target_feature_findings(self.tree, self.smap, self.report.findings, function_at)
         return self.report
 

@@ -1,0 +1,128 @@
+"""The static leakage analysis on the kinds held-out wave 94 of public code showed (audio clips of one speaker or one
+recording on both sides of a random split, a data set's own folds pooled and reshuffled), in both directions. Every
+example is written for this test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.detect.leakage_source import alarms, line_of
+
+# every cepstral frame of each bird-call file becomes a row; the file's label is repeated per frame; frames split
+FRAMES_STACKED = """\
+import os
+import numpy as np
+from python_speech_features import mfcc
+from scipy.io import wavfile
+from sklearn.model_selection import train_test_split
+from sklearn.svm import SVC
+
+calls = [name for name in os.listdir("calls") if name.endswith(".wav")]
+rows = None
+tags = []
+for name in calls:
+    rate, sound = wavfile.read(os.path.join("calls", name))
+    coeffs = mfcc(sound, rate)
+    if rows is None:
+        rows = coeffs
+    else:
+        rows = np.vstack((rows, coeffs))
+    tags.extend([name.split("_")[0]] * coeffs.shape[0])
+a_tr, a_te, b_tr, b_te = train_test_split(rows, np.array(tags), test_size=0.3)
+print(SVC().fit(a_tr, b_tr).score(a_te, b_te))
+"""
+
+# the look-alike: one averaged vector per file (one row per recording), stacked the same way
+ONE_ROW_PER_FILE = FRAMES_STACKED.replace("    coeffs = mfcc(sound, rate)\n",
+                                          "    coeffs = mfcc(sound, rate).mean(axis=0)\n").replace(
+    "    tags.extend([name.split(\"_\")[0]] * coeffs.shape[0])\n", "    tags.append(name.split(\"_\")[0])\n")
+
+# clips of every actor's folder pooled, the emotion parsed from the clip's name, then a random split
+ACTOR_FOLDERS = """\
+import os
+import numpy as np
+import librosa
+from sklearn.model_selection import train_test_split
+from sklearn.neural_network import MLPClassifier
+
+sample, rate = librosa.load("corpus/Actor_03/03-01-04-02-01-02-03.wav")
+pool = []
+for folder, _, clips in os.walk("corpus"):
+    for clip in clips:
+        wave, rate = librosa.load(os.path.join(folder, clip))
+        vector = np.mean(librosa.feature.mfcc(y=wave, sr=rate, n_mfcc=30).T, axis=0)
+        pool.append((vector, int(clip[6:8]) - 1))
+feats, moods = zip(*pool)
+feats = np.asarray(feats)
+f_tr, f_te, m_tr, m_te = train_test_split(feats, np.asarray(moods), test_size=0.25)
+print(MLPClassifier().fit(f_tr, m_tr).score(f_te, m_te))
+"""
+
+# the look-alike: speaker identification, the folder is the label (every speaker must be on both sides)
+SPEAKER_IS_LABEL = ACTOR_FOLDERS.replace(
+    "        pool.append((vector, int(clip[6:8]) - 1))\n",
+    "        pool.append((vector, os.path.basename(folder)))\n")
+
+# the data set's ten folds pooled into one list of clips, then a random test part
+POOLED_FOLDS = """\
+import numpy as np
+from sklearn.model_selection import train_test_split
+from sklearn.ensemble import RandomForestClassifier
+
+parts = ["fold1", "fold2", "fold3", "fold4", "fold5", "fold6", "fold7", "fold8", "fold9", "fold10"]
+xs, ys = [], []
+for part in parts:
+    saved = np.load(f"features/{part}.npz")
+    xs.append(saved["x"])
+    ys.append(saved["y"])
+x_all = np.concatenate(xs)
+y_all = np.concatenate(ys)
+x_tr, x_te, y_tr, y_te = train_test_split(x_all, y_all, test_size=0.2)
+print(RandomForestClassifier().fit(x_tr, y_tr).score(x_te, y_te))
+"""
+
+# the look-alike: each fold held out in turn, as the data set's authors ask
+LEAVE_ONE_FOLD_OUT = """\
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier
+
+parts = ["fold1", "fold2", "fold3", "fold4", "fold5"]
+for held in parts:
+    xs, ys = [], []
+    for part in parts:
+        if part == held:
+            continue
+        saved = np.load(f"features/{part}.npz")
+        xs.append(saved["x"])
+        ys.append(saved["y"])
+    test = np.load(f"features/{held}.npz")
+    model = RandomForestClassifier().fit(np.concatenate(xs), np.concatenate(ys))
+    print(held, model.score(test["x"], test["y"]))
+"""
+
+
+def test_frames_of_each_file_split_row_by_row_put_one_recording_on_both_sides(tmp_path: Path) -> None:
+    assert ("entity_across_split", line_of(FRAMES_STACKED, "train_test_split(rows")) in alarms(tmp_path,
+                                                                                              FRAMES_STACKED)
+
+
+def test_one_averaged_row_per_file_is_no_frame_stack(tmp_path: Path) -> None:
+    assert not any(kind == "entity_across_split" for kind, _ in alarms(tmp_path, ONE_ROW_PER_FILE))
+
+
+def test_clips_of_actor_folders_split_at_random_mix_the_actors(tmp_path: Path) -> None:
+    assert ("entity_across_split", line_of(ACTOR_FOLDERS, "train_test_split(feats")) in alarms(tmp_path,
+                                                                                              ACTOR_FOLDERS)
+
+
+def test_speaker_folders_as_labels_are_speaker_identification(tmp_path: Path) -> None:
+    assert not any(kind == "entity_across_split" for kind, _ in alarms(tmp_path, SPEAKER_IS_LABEL))
+
+
+def test_predefined_folds_pooled_and_split_at_random(tmp_path: Path) -> None:
+    assert ("entity_across_split", line_of(POOLED_FOLDS, "train_test_split(x_all")) in alarms(tmp_path,
+                                                                                             POOLED_FOLDS)
+
+
+def test_leave_one_fold_out_keeps_the_predefined_folds(tmp_path: Path) -> None:
+    assert not any(kind == "entity_across_split" for kind, _ in alarms(tmp_path, LEAVE_ONE_FOLD_OUT))
