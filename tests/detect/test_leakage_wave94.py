@@ -126,3 +126,59 @@ def test_predefined_folds_pooled_and_split_at_random(tmp_path: Path) -> None:
 
 def test_leave_one_fold_out_keeps_the_predefined_folds(tmp_path: Path) -> None:
     assert not any(kind == "entity_across_split" for kind, _ in alarms(tmp_path, LEAVE_ONE_FOLD_OUT))
+
+# an out-of-fold target encoding whose gaps are filled with the label mean of every row, then lightgbm's own CV
+PRIOR_OF_EVERY_ROW = """\
+import numpy as np
+import pandas as pd
+import lightgbm as lgb
+from sklearn.model_selection import KFold
+
+loans = pd.read_csv("loans.csv")
+outcome = "repaid"
+kinds = ["purpose", "region"]
+splitter = KFold(5, shuffle=True, random_state=3)
+overall = loans[outcome].mean()
+for kind in kinds:
+    coded = np.zeros(len(loans))
+    for keep_idx, code_idx in splitter.split(loans):
+        rates = loans.iloc[keep_idx].groupby(kind)[outcome].mean()
+        coded[code_idx] = loans.iloc[code_idx][kind].map(rates).fillna(overall)
+    loans["rate_" + kind] = coded
+features = loans.drop(columns=[outcome] + kinds)
+history = lgb.cv({"objective": "binary"}, lgb.Dataset(features, label=loans[outcome]), nfold=5, stratified=True)
+print(history)
+"""
+
+# the look-alike: the test part is cut first, the encoding (its prior too) learnt on the training part only
+PRIOR_OF_TRAINING_PART = """\
+import numpy as np
+import pandas as pd
+import lightgbm as lgb
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import KFold, train_test_split
+
+loans = pd.read_csv("loans.csv")
+outcome = "repaid"
+fit_part, held_part = train_test_split(loans, test_size=0.2, random_state=3)
+fit_part = fit_part.reset_index(drop=True)
+splitter = KFold(5, shuffle=True, random_state=3)
+overall = fit_part[outcome].mean()
+coded = np.zeros(len(fit_part))
+for keep_idx, code_idx in splitter.split(fit_part):
+    rates = fit_part.iloc[keep_idx].groupby("purpose")[outcome].mean()
+    coded[code_idx] = fit_part.iloc[code_idx]["purpose"].map(rates).fillna(overall)
+fit_part["rate_purpose"] = coded
+held_part["rate_purpose"] = held_part["purpose"].map(fit_part.groupby("purpose")[outcome].mean()).fillna(overall)
+model = lgb.LGBMClassifier().fit(fit_part[["amount", "rate_purpose"]], fit_part[outcome])
+print(roc_auc_score(held_part[outcome], model.predict_proba(held_part[["amount", "rate_purpose"]])[:, 1]))
+"""
+
+
+def test_label_mean_of_every_row_in_an_out_of_fold_encoding_before_the_cv(tmp_path: Path) -> None:
+    assert ("fit_outside_cv", line_of(PRIOR_OF_EVERY_ROW, "overall = loans")) in alarms(tmp_path, PRIOR_OF_EVERY_ROW)
+
+
+def test_label_mean_of_the_training_part_before_a_held_out_test_is_clean(tmp_path: Path) -> None:
+    found = alarms(tmp_path, PRIOR_OF_TRAINING_PART)
+    assert not any(kind in ("fit_outside_cv", "fit_before_split") for kind, _ in found), found

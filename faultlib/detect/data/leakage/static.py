@@ -66,6 +66,7 @@ from faultlib.detect.data.leakage.shown import ShownPredictions
 from faultlib.detect.data.leakage.handoff import FileHandoff
 from faultlib.detect.data.leakage.datamodules import DataModules
 from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
+from faultlib.detect.data.leakage.oofarrays import filled_by_folds
 from faultlib.detect.data.leakage.allocations import FreshArrays
 from faultlib.detect.data.leakage.keyeddicts import LoopKeyedDicts
 from faultlib.detect.data.leakage.testlabels import TestTrainedModels
@@ -526,6 +527,11 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
         named = isinstance(label, Const) and isinstance(label.value, str)
         before = maybe_data(self._lookup(target.value.id, frame)) if (whole_column or named) and isinstance(
             target.value, ast.Name) else None
+        oof = filled_by_folds(self.tree, target, self._lookup(target.value.id, frame), maybe_data(value)) if \
+            isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) else None
+        if oof is not None:  # encoded = np.zeros(n); encoded[va] = ...: every fold written (oofarrays.py)
+            self._store(target.value.id, oof, frame)
+            return
         self._rebind_base(target.value, value, frame)
         if isinstance(target, ast.Subscript) and before is not None:
             self._record_column(before, label.value if named else target.slice.value, maybe_data(value))
