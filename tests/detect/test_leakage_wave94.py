@@ -182,3 +182,82 @@ def test_label_mean_of_every_row_in_an_out_of_fold_encoding_before_the_cv(tmp_pa
 def test_label_mean_of_the_training_part_before_a_held_out_test_is_clean(tmp_path: Path) -> None:
     found = alarms(tmp_path, PRIOR_OF_TRAINING_PART)
     assert not any(kind in ("fit_outside_cv", "fit_before_split") for kind, _ in found), found
+
+# a profit function of the notebook's own swept over cut-offs on the labelled test frame, the best cut-off kept
+PROFIT_SWEEP_ON_TEST = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+
+apps = pd.read_csv("applications.csv")
+X_fit, X_test, y_fit, y_test = train_test_split(apps[["income", "debt"]], apps["good"], test_size=0.3)
+clf = LogisticRegression().fit(X_fit, y_fit)
+X_test = X_test.copy()
+X_test["points"] = clf.predict_proba(X_test[["income", "debt"]])[:, 1]
+X_test["good"] = y_test.values
+
+
+def margin(frame, cutoff):
+    granted = frame["points"] >= cutoff
+    return (np.where(granted & (frame["good"] == 1), 0.1, 0) - np.where(granted & (frame["good"] == 0), 1, 0)).sum()
+
+
+rows = []
+for cut in np.linspace(0, 1, 40):
+    earned = margin(X_test, cutoff=cut)
+    rows.append({"cut": cut, "earned": earned})
+sweep = pd.DataFrame(rows)
+chosen = sweep.loc[sweep["earned"].idxmax(), "cut"]
+print(chosen, sweep["earned"].max())
+"""
+
+# the look-alike: the same sweep on a validation part cut from the training rows; the test part is scored once
+PROFIT_SWEEP_ON_VALIDATION = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+
+apps = pd.read_csv("applications.csv")
+X_rest, X_test, y_rest, y_test = train_test_split(apps[["income", "debt"]], apps["good"], test_size=0.3)
+X_fit, X_val, y_fit, y_val = train_test_split(X_rest, y_rest, test_size=0.25)
+clf = LogisticRegression().fit(X_fit, y_fit)
+X_val = X_val.copy()
+X_val["points"] = clf.predict_proba(X_val[["income", "debt"]])[:, 1]
+X_val["good"] = y_val.values
+
+
+def margin(frame, cutoff):
+    granted = frame["points"] >= cutoff
+    return (np.where(granted & (frame["good"] == 1), 0.1, 0) - np.where(granted & (frame["good"] == 0), 1, 0)).sum()
+
+
+rows = []
+for cut in np.linspace(0, 1, 40):
+    earned = margin(X_val, cutoff=cut)
+    rows.append({"cut": cut, "earned": earned})
+sweep = pd.DataFrame(rows)
+chosen = sweep.loc[sweep["earned"].idxmax(), "cut"]
+X_test = X_test.copy()
+X_test["points"] = clf.predict_proba(X_test[["income", "debt"]])[:, 1]
+X_test["good"] = y_test.values
+print(chosen, margin(X_test, cutoff=chosen))
+"""
+
+# the look-alike: every cut-off's profit on the test rows is only printed, none is kept
+PROFIT_SWEEP_PRINTED = PROFIT_SWEEP_ON_TEST.replace(
+    'chosen = sweep.loc[sweep["earned"].idxmax(), "cut"]\nprint(chosen, sweep["earned"].max())\n', "print(sweep)\n")
+
+
+def test_a_profit_cutoff_swept_on_the_labelled_test_frame_is_tuned_on_test(tmp_path: Path) -> None:
+    assert ("tuned_on_test", line_of(PROFIT_SWEEP_ON_TEST, "idxmax()")) in alarms(tmp_path, PROFIT_SWEEP_ON_TEST)
+
+
+def test_a_profit_cutoff_swept_on_validation_rows_is_clean(tmp_path: Path) -> None:
+    assert not any(kind == "tuned_on_test" for kind, _ in alarms(tmp_path, PROFIT_SWEEP_ON_VALIDATION))
+
+
+def test_a_profit_curve_only_printed_chooses_nothing(tmp_path: Path) -> None:
+    assert "idxmax" not in PROFIT_SWEEP_PRINTED
+    assert not any(kind == "tuned_on_test" for kind, _ in alarms(tmp_path, PROFIT_SWEEP_PRINTED))
