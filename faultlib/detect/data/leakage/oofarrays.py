@@ -18,7 +18,9 @@ global label mean that fills and smooths an out-of-fold target encoding before `
 
 :func:`filled_by_folds` gives the array's new value when a store ``arr[idx] = value`` puts into an array no data has
 reached yet (``np.zeros``, ``np.empty``...) the rows its index chooses, the index being bound by a loop over a
-splitter's ``split(...)``: the value's fits, on the rows before that choice.
+splitter's ``split(...)``: the value's fits, on the rows before that choice. Out-of-fold *predictions*
+(``oof[va] = model.predict(X[va])``, :func:`~.predbuffers.is_prediction`) are left as they were: their fits are the
+model's inputs, already judged where the model is fitted.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.predbuffers import is_prediction
 from faultlib.detect.data.leakage.values import Data, MaybeData, Rows
 from faultlib.pyflow.walk import walk_once
 
@@ -46,6 +49,9 @@ def filled_by_folds(tree: ast.AST, target: ast.Subscript, held: Any, new: Data |
     if new is None or not new.taints or not isinstance(target.slice, ast.Name) or not isinstance(
             held, MaybeData) or held.used_as_data or held.from_file or target.slice.id not in _fold_indices(tree):
         return None
+    if any(isinstance(n, ast.Assign) and any(t is target for t in n.targets) and is_prediction(n.value)
+           for n in walk_once(tree)):
+        return None  # oof[va] = model.predict(X[va]): out-of-fold predictions, whose fits the model already read
     rows = new.rows
     if not isinstance(rows, Rows) or not rows.steps or rows.steps[-1].kind not in ("fold", "filter") or (
             rows.steps[-1].kind == "fold" and rows.steps[-1].part != "test"):
