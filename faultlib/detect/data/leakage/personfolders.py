@@ -29,8 +29,6 @@ import re
 from typing import Any
 
 from faultlib.detect.data.leakage.fileentities import derived_names, grouped, splits_of
-from faultlib.detect.data.leakage.reportedlines import split_findings
-from faultlib.findings import Finding
 from faultlib.pyflow.walk import walk_once
 
 #: a folder of one person in a path or glob: ``Actor_01``, ``speaker-3``, ``spk12``, ``subject07``, ``Actor_*``
@@ -77,16 +75,17 @@ def person_folder_splits(tree: ast.Module) -> list[tuple[int, str, int]]:
     return sorted(set(out))
 
 
-def person_folder_findings(tree: ast.Module, smap: Any, findings: list[Finding], function_at: Any) -> list[Finding]:
-    """:func:`person_folder_splits` as ``entity_across_split`` findings, leaving out a line already reported so."""
-    return split_findings("entity_across_split", [(
-        line,
-        f"the program names per-person folders (an actor's or speaker's folder), walks them on "
-        f"{smap.describe(walked_at)} into {pooled} without keeping the folder, and splits the clips at random on "
-        f"{smap.describe(line)}: clips of one person land on both sides. Fix: keep the person (folder or id in the "
-        "file name) and split with GroupShuffleSplit / GroupKFold (groups=), or hold out whole persons",
-        {"columns": [pooled], "walked_at": smap.where(walked_at)})
-        for line, pooled, walked_at in person_folder_splits(tree)], tree, smap, findings, function_at)
+def person_folder_reports(tree: ast.Module, smap: Any) -> list[tuple[int, str, dict[str, Any]]]:
+    """:func:`person_folder_splits` as ``(line, message, evidence)`` of ``entity_across_split`` warnings."""
+    out = []
+    for line, pooled, walked_at in person_folder_splits(tree):
+        said = (f"the program names per-person folders (an actor's or speaker's folder), walks them on "
+                f"{smap.describe(walked_at)} into {pooled} without keeping the folder, and splits the clips at "
+                f"random on {smap.describe(line)}: clips of one person land on both sides. Fix: keep the person "
+                "(folder or id in the file name) and split with GroupShuffleSplit / GroupKFold (groups=), or hold "
+                "out whole persons")
+        out.append((line, said, {"columns": [pooled], "walked_at": smap.where(walked_at)}))
+    return out
 
 
-__all__ = ["person_folder_findings", "person_folder_splits"]
+__all__ = ["person_folder_reports", "person_folder_splits"]

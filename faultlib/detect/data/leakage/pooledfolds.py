@@ -27,8 +27,6 @@ import re
 from typing import Any
 
 from faultlib.detect.data.leakage.fileentities import grouped, row_splits
-from faultlib.detect.data.leakage.reportedlines import split_findings
-from faultlib.findings import Finding
 from faultlib.pyflow.walk import walk_once
 
 _FOLD = re.compile(r"^fold[_-]?\d+$", re.IGNORECASE)
@@ -78,15 +76,13 @@ def pooled_fold_splits(tree: ast.Module) -> list[tuple[int, int]]:
     return sorted({(split.lineno, first) for split in row_splits(tree) if split.lineno > first})
 
 
-def pooled_fold_findings(tree: ast.Module, smap: Any, findings: list[Finding], function_at: Any) -> list[Finding]:
-    """:func:`pooled_fold_splits` as ``entity_across_split`` findings, leaving out a line already reported so."""
-    return split_findings("entity_across_split", [(
-        line,
-        f"the data set's predefined folds are pooled on {smap.describe(pooled_at)} and split again at random on "
-        f"{smap.describe(line)}: the folds keep the pieces of one recording or source together, a random split "
-        "puts them on both sides. Fix: hold out whole folds (leave-one-fold-out or PredefinedSplit)",
-        {"pooled_at": smap.where(pooled_at)})
-        for line, pooled_at in pooled_fold_splits(tree)], tree, smap, findings, function_at)
+def pooled_fold_reports(tree: ast.Module, smap: Any) -> list[tuple[int, str, dict[str, Any]]]:
+    """:func:`pooled_fold_splits` as ``(line, message, evidence)`` of ``entity_across_split`` warnings."""
+    said = ("the data set's predefined folds are pooled on {} and split again at random on {}: the folds keep the "
+            "pieces of one recording or source together, a random split puts them on both sides. Fix: hold out "
+            "whole folds (leave-one-fold-out or PredefinedSplit)")
+    return [(line, said.format(smap.describe(pooled_at), smap.describe(line)), {"pooled_at": smap.where(pooled_at)})
+            for line, pooled_at in pooled_fold_splits(tree)]
 
 
-__all__ = ["pooled_fold_findings", "pooled_fold_splits"]
+__all__ = ["pooled_fold_reports", "pooled_fold_splits"]

@@ -32,8 +32,6 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage.fileentities import derived_names, file_loops, grouped, splits_of
-from faultlib.detect.data.leakage.reportedlines import split_findings
-from faultlib.findings import Finding
 
 #: numpy calls that put the rows of their arguments under one another (numpy reference: ``vstack``, ``concatenate``
 #: on axis 0, ``append`` with an axis, ``row_stack``)
@@ -89,15 +87,13 @@ def frame_stack_splits(tree: ast.Module) -> list[tuple[int, str, int]]:
     return sorted(set(out))
 
 
-def frame_stack_findings(tree: ast.Module, smap: Any, findings: list[Finding], function_at: Any) -> list[Finding]:
-    """:func:`frame_stack_splits` as ``entity_across_split`` findings, leaving out a line already reported so."""
-    return split_findings("entity_across_split", [(
-        line,
-        f"the rows of each file (several per recording, counted to repeat its label) are stacked into {acc} on "
-        f"{smap.describe(stacked_at)} and split row by row on {smap.describe(line)}: frames of one recording land "
-        "on both sides. Fix: split the files (or GroupKFold with the file as group), then cut frames",
-        {"columns": [acc], "stacked_at": smap.where(stacked_at)})
-        for line, acc, stacked_at in frame_stack_splits(tree)], tree, smap, findings, function_at)
+def frame_stack_reports(tree: ast.Module, smap: Any) -> list[tuple[int, str, dict[str, Any]]]:
+    """:func:`frame_stack_splits` as ``(line, message, evidence)`` of ``entity_across_split`` warnings."""
+    return [(line, f"the rows of each file (several per recording, counted to repeat its label) are stacked into "
+                   f"{acc} on {smap.describe(stacked_at)} and split row by row on {smap.describe(line)}: frames of "
+                   "one recording land on both sides. Fix: split the files (or GroupKFold with the file as group), "
+                   "then cut frames", {"columns": [acc], "stacked_at": smap.where(stacked_at)})
+            for line, acc, stacked_at in frame_stack_splits(tree)]
 
 
-__all__ = ["frame_stack_findings", "frame_stack_splits"]
+__all__ = ["frame_stack_reports", "frame_stack_splits"]

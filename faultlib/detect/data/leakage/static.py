@@ -67,6 +67,7 @@ from faultlib.detect.data.leakage.handoff import FileHandoff
 from faultlib.detect.data.leakage.datamodules import DataModules
 from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
 from faultlib.detect.data.leakage.oofarrays import filled_by_folds
+from faultlib.detect.data.leakage.reportedlines import split_findings
 from faultlib.detect.data.leakage.allocations import FreshArrays
 from faultlib.detect.data.leakage.keyeddicts import LoopKeyedDicts
 from faultlib.detect.data.leakage.testlabels import TestTrainedModels
@@ -103,9 +104,9 @@ from faultlib.detect.data.leakage.boostercv import BoosterCV
 from faultlib.detect.data.leakage.encodingfolds import EncodingFolds
 from faultlib.detect.data.leakage.fileentities import file_entity_findings
 from faultlib.detect.data.leakage.rowunits import row_unit_findings
-from faultlib.detect.data.leakage.recordingframes import frame_stack_findings
-from faultlib.detect.data.leakage.personfolders import person_folder_findings
-from faultlib.detect.data.leakage.pooledfolds import pooled_fold_findings
+from faultlib.detect.data.leakage.recordingframes import frame_stack_reports
+from faultlib.detect.data.leakage.personfolders import person_folder_reports
+from faultlib.detect.data.leakage.pooledfolds import pooled_fold_reports
 from faultlib.detect.data.leakage.maskfolds import mask_overlap_findings
 from faultlib.detect.data.leakage.samerows import same_rows_calls
 from faultlib.detect.data.leakage.targetfeatures import target_feature_findings
@@ -304,8 +305,9 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += file_entity_findings(self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += row_unit_findings(self.tree, self.smap, self.report.findings, function_at)
-        for rule in (frame_stack_findings, person_folder_findings, pooled_fold_findings):
-            self.report.findings += rule(self.tree, self.smap, self.report.findings, function_at)
+        self.report.findings += split_findings("entity_across_split", [  # frames, person folders, pooled folds
+            r for rule in (frame_stack_reports, person_folder_reports, pooled_fold_reports)
+            for r in rule(self.tree, self.smap)], self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += target_feature_findings(self.tree, self.smap, self.report.findings, function_at)
         return self.report
 
