@@ -28,7 +28,9 @@ Talbot, JMLR 11, 2010). The cut-off belongs to the model and is chosen on traini
 * its result (or a value computed from it) is appended to a list;
 
 and, after the loop in the same function (or module), a chooser (``argmax``, ``idxmax``...) reads that list or a
-value built from it (``pd.DataFrame(results)``). It is reported at the chooser. Scoring every candidate and only
+value built from it (``pd.DataFrame(results)``). It is reported at the chooser, unless a finding of
+``tuned_on_test`` already lies in the loop (its candidates are models, :mod:`.choices`, or a running best,
+:mod:`.scoreloops`: one choice, one report). Scoring every candidate and only
 printing or plotting them stays silent, and so does a sweep over validation rows.
 """
 
@@ -119,8 +121,8 @@ def _chosen_after(scope: ast.AST, lists: set[str], after: int) -> int | None:
     return min(lines) if lines else None
 
 
-def collected_test_choices(tree: ast.AST) -> list[tuple[int, int]]:
-    """``(chooser line, loop line)`` of each such loop (see the module docstring), in order."""
+def collected_test_choices(tree: ast.AST) -> list[tuple[int, int, int]]:
+    """``(chooser line, first line, last line of the loop)`` of each such loop (see the module docstring), in order."""
     held = _labelled_test_frames(tree)
     out = []
     for scope in _scopes(tree):
@@ -130,7 +132,7 @@ def collected_test_choices(tree: ast.AST) -> list[tuple[int, int]]:
             lists = _score_lists(loop, held)
             line = _chosen_after(scope, lists, loop.end_lineno or loop.lineno) if lists else None
             if line is not None:
-                out.append((line, loop.lineno))
+                out.append((line, loop.lineno, loop.end_lineno or loop.lineno))
     return sorted(set(out))
 
 

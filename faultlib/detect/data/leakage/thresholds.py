@@ -154,7 +154,9 @@ class ThresholdChoices:
                     f"{smap.describe(loop)} scores candidates (a cut-off, weights) on the labels it is given and "
                     "keeps the best: the test rows chose it, so the score at it on those rows is optimistic")
             found.append((line, said, {"loop": smap.where(loop)}))
-        for line, loop in collected_test_choices(self.tree):  # type: ignore[attr-defined]
+        for line, loop, end in collected_test_choices(self.tree):  # type: ignore[attr-defined]
+            if any(smap.where(loop).get("line", 0) <= t <= smap.where(end).get("line", 0) for t in tuned):
+                continue  # the loop's candidates are already reported (choices.py, scoreloops.py)
             said = (f"the loop on {smap.describe(loop)} scores every candidate (a cut-off, weights) on the test rows "
                     f"and their labels, and the best is picked on {smap.describe(line)}: the test rows chose it, so "
                     "the score at it on those rows is optimistic")
