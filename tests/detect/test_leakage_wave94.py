@@ -213,37 +213,19 @@ print(chosen, sweep["earned"].max())
 """
 
 # the look-alike: the same sweep on a validation part cut from the training rows; the test part is scored once
-PROFIT_SWEEP_ON_VALIDATION = """\
-import numpy as np
-import pandas as pd
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import train_test_split
-
-apps = pd.read_csv("applications.csv")
-X_rest, X_test, y_rest, y_test = train_test_split(apps[["income", "debt"]], apps["good"], test_size=0.3)
-X_fit, X_val, y_fit, y_val = train_test_split(X_rest, y_rest, test_size=0.25)
-clf = LogisticRegression().fit(X_fit, y_fit)
-X_val = X_val.copy()
-X_val["points"] = clf.predict_proba(X_val[["income", "debt"]])[:, 1]
-X_val["good"] = y_val.values
-
-
-def margin(frame, cutoff):
-    granted = frame["points"] >= cutoff
-    return (np.where(granted & (frame["good"] == 1), 0.1, 0) - np.where(granted & (frame["good"] == 0), 1, 0)).sum()
-
-
-rows = []
-for cut in np.linspace(0, 1, 40):
-    earned = margin(X_val, cutoff=cut)
-    rows.append({"cut": cut, "earned": earned})
-sweep = pd.DataFrame(rows)
-chosen = sweep.loc[sweep["earned"].idxmax(), "cut"]
-X_test = X_test.copy()
-X_test["points"] = clf.predict_proba(X_test[["income", "debt"]])[:, 1]
-X_test["good"] = y_test.values
-print(chosen, margin(X_test, cutoff=chosen))
-"""
+PROFIT_SWEEP_ON_VALIDATION = PROFIT_SWEEP_ON_TEST.replace(
+    "X_fit, X_test, y_fit, y_test = train_test_split(",
+    "X_rest, X_test, y_rest, y_test = train_test_split(").replace(
+    "clf = LogisticRegression()",
+    "X_fit, X_val, y_fit, y_val = train_test_split(X_rest, y_rest, test_size=0.25)\n"
+    "clf = LogisticRegression()").replace(
+    'X_test["good"] = y_test.values\n',
+    'X_test["good"] = y_test.values\n'
+    'X_val = X_val.copy()\n'
+    'X_val["points"] = clf.predict_proba(X_val[["income", "debt"]])[:, 1]\n'
+    'X_val["good"] = y_val.values\n').replace(
+    "margin(X_test, cutoff=cut)", "margin(X_val, cutoff=cut)").replace(
+    'print(chosen, sweep["earned"].max())', "print(chosen, margin(X_test, cutoff=chosen))")
 
 # the look-alike: every cut-off's profit on the test rows is only printed, none is kept
 PROFIT_SWEEP_PRINTED = PROFIT_SWEEP_ON_TEST.replace(
@@ -255,6 +237,7 @@ def test_a_profit_cutoff_swept_on_the_labelled_test_frame_is_tuned_on_test(tmp_p
 
 
 def test_a_profit_cutoff_swept_on_validation_rows_is_clean(tmp_path: Path) -> None:
+    assert "margin(X_val, cutoff=cut)" in PROFIT_SWEEP_ON_VALIDATION and "y_val.values" in PROFIT_SWEEP_ON_VALIDATION
     assert not any(kind == "tuned_on_test" for kind, _ in alarms(tmp_path, PROFIT_SWEEP_ON_VALIDATION))
 
 
