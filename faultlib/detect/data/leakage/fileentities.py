@@ -52,9 +52,10 @@ def _name(node: ast.expr) -> str:
 
 
 def _listing(node: ast.expr, listed: set[str]) -> bool:
-    """``node`` is a listing of files (``sorted(glob.glob(...))``, ``tqdm(os.listdir(d))``, a name bound to one)."""
-    while isinstance(node, ast.Call) and _name(node.func) in _WRAPPERS and node.args:
-        node = node.args[0]
+    """``node`` is a listing of files (``sorted(glob.glob(...))``, ``tqdm(os.listdir(d))``, a list comprehension over
+    one, a name bound to one)."""
+    while isinstance(node, ast.Call) and _name(node.func) in _WRAPPERS and node.args or isinstance(node, ast.ListComp):
+        node = node.generators[0].iter if isinstance(node, ast.ListComp) else node.args[0]  # [f for f in listdir(d)]
     if isinstance(node, ast.Name):
         return node.id in listed
     return isinstance(node, ast.Call) and _name(node.func) in _LISTINGS
@@ -123,12 +124,14 @@ def _record_shape(tree: ast.AST, entity: str) -> tuple[int, int] | None:
     return None
 
 
-def _grouped(tree: ast.AST) -> bool:
+def grouped(tree: ast.AST) -> bool:
+    """The program passes ``groups=`` or names a group splitter somewhere (a grouped evaluation)."""
     return any(isinstance(n, ast.keyword) and n.arg == "groups" or isinstance(n, (ast.Name, ast.Attribute)) and
                _name(n) in vocab.GROUP_SPLITTERS for n in walk_once(tree))
 
 
-def _row_splits(tree: ast.AST) -> list[ast.Call]:
+def row_splits(tree: ast.AST) -> list[ast.Call]:
+    """Every row-wise split of the program: ``train_test_split``, ``cross_val_*``, a row splitter's ``.split``."""
     splitters = {t.id for n in walk_once(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and
                  _name(n.value.func) in _ROW_SPLITTERS for t in n.targets if isinstance(t, ast.Name)}
     out = []
@@ -151,14 +154,14 @@ def file_entity_splits(tree: ast.Module) -> list[tuple[int, str, int]]:
               for t in n.targets if isinstance(t, ast.Name)}
     parsed = [(name, loop.lineno) for loop in walk_once(tree) if isinstance(loop, ast.For) and
               _listing(loop.iter, listed) for name in _parsed_entities(loop)]
-    if not parsed or _grouped(tree):
+    if not parsed or grouped(tree):
         return []
     out = []
     for entity, line in parsed:
         shape = _record_shape(tree, entity)
         if shape is None or not _recorded_only(tree, {entity}) or not _dropped(tree, *shape):
             continue
-        out.extend((split.lineno, entity, line) for split in _row_splits(tree))
+        out.extend((split.lineno, entity, line) for split in row_splits(tree))
     return sorted(set(out))
 
 
@@ -174,4 +177,39 @@ def file_entity_findings(tree: ast.Module, smap: Any, findings: list[Finding], f
         for line, entity, parsed_at in file_entity_splits(tree)], tree, smap, findings, function_at)
 
 
-__all__ = ["file_entity_findings", "file_entity_splits"]
+def file_loops(tree: ast.AST) -> list[ast.For]:
+    """Loops over files: over a listing (or a name bound to one), or over the file names ``os.walk`` yields."""
+    listed = {t.id for n in walk_once(tree) if isinstance(n, ast.Assign) and _listing(n.value, set())
+              for t in n.targets if isinstance(t, ast.Name)}
+    walked = {e.id for n in walk_once(tree) if isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and
+              _name(n.iter.func) == "walk" and isinstance(n.target, ast.Tuple) and len(n.target.elts) == 3
+              for e in n.target.elts[2:] if isinstance(e, ast.Name)}
+    return [n for n in walk_once(tree) if isinstance(n, ast.For) and (
+        _listing(n.iter, listed) or isinstance(n.iter, ast.Name) and n.iter.id in walked)]
+
+
+def derived_names(tree: ast.AST, seeds: set[str]) -> set[str]:
+    """``seeds`` and every name assigned (in any order of the program) from an expression that reads one of them."""
+    names = set(seeds)
+    assigns = [n for n in walk_once(tree) if isinstance(n, ast.Assign)]
+    grown = True
+    while grown:
+        grown = False
+        for node in assigns:
+            if any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.value)):
+                for target in node.targets:
+                    for n in ast.walk(target):
+                        if isinstance(n, ast.Name) and n.id not in names:
+                            names.add(n.id)
+                            grown = True
+    return names
+
+
+def splits_of(tree: ast.AST, names: set[str]) -> list[ast.Call]:
+    """The row-wise splits (:func:`row_splits`) whose positional arguments read one of ``names``."""
+    return [s for s in row_splits(tree) if any(isinstance(n, ast.Name) and n.id in names
+                                               for a in s.args for n in ast.walk(a))]
+
+
+__all__ = ["derived_names", "file_entity_findings", "file_entity_splits", "file_loops", "grouped", "row_splits",
+           "splits_of"]

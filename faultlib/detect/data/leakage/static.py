@@ -66,6 +66,8 @@ from faultlib.detect.data.leakage.shown import ShownPredictions
 from faultlib.detect.data.leakage.handoff import FileHandoff
 from faultlib.detect.data.leakage.datamodules import DataModules
 from faultlib.detect.data.leakage.fresh import FreshTable, FreshTables, still_empty
+from faultlib.detect.data.leakage.oofarrays import filled_by_folds
+from faultlib.detect.data.leakage.reportedlines import split_findings
 from faultlib.detect.data.leakage.allocations import FreshArrays
 from faultlib.detect.data.leakage.keyeddicts import LoopKeyedDicts
 from faultlib.detect.data.leakage.testlabels import TestTrainedModels
@@ -102,6 +104,9 @@ from faultlib.detect.data.leakage.boostercv import BoosterCV
 from faultlib.detect.data.leakage.encodingfolds import EncodingFolds
 from faultlib.detect.data.leakage.fileentities import file_entity_findings
 from faultlib.detect.data.leakage.rowunits import row_unit_findings
+from faultlib.detect.data.leakage.recordingframes import frame_stack_reports
+from faultlib.detect.data.leakage.personfolders import person_folder_reports
+from faultlib.detect.data.leakage.pooledfolds import pooled_fold_reports
 from faultlib.detect.data.leakage.maskfolds import mask_overlap_findings
 from faultlib.detect.data.leakage.samerows import same_rows_calls
 from faultlib.detect.data.leakage.targetfeatures import target_feature_findings
@@ -300,6 +305,9 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += file_entity_findings(self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += row_unit_findings(self.tree, self.smap, self.report.findings, function_at)
+        self.report.findings += split_findings("entity_across_split", [  # frames, person folders, pooled folds
+            r for rule in (frame_stack_reports, person_folder_reports, pooled_fold_reports)
+            for r in rule(self.tree, self.smap)], self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += target_feature_findings(self.tree, self.smap, self.report.findings, function_at)
         return self.report
 
@@ -521,6 +529,11 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
         named = isinstance(label, Const) and isinstance(label.value, str)
         before = maybe_data(self._lookup(target.value.id, frame)) if (whole_column or named) and isinstance(
             target.value, ast.Name) else None
+        oof = filled_by_folds(self.tree, target, self._lookup(target.value.id, frame), maybe_data(value)) if \
+            isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) else None
+        if oof is not None:  # encoded = np.zeros(n); encoded[va] = ...: every fold written (oofarrays.py)
+            self._store(target.value.id, oof, frame)
+            return
         self._rebind_base(target.value, value, frame)
         if isinstance(target, ast.Subscript) and before is not None:
             self._record_column(before, label.value if named else target.slice.value, maybe_data(value))

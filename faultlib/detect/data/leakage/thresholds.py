@@ -34,6 +34,7 @@ from faultlib.detect.data.leakage.targets import validation_named
 from faultlib.detect.data.leakage.scoreloops import score_choices
 from faultlib.detect.data.leakage.errorweights import error_weighted_blends
 from faultlib.detect.data.leakage.helperloops import handed_score_choices
+from faultlib.detect.data.leakage.collectedscores import collected_test_choices
 from faultlib.detect.data.leakage.curvecode import (
     _METRIC_SUFFIXES,
     CURVES,
@@ -152,6 +153,13 @@ class ThresholdChoices:
             said = (f"the call on {smap.describe(line)} hands the test labels to a helper whose loop on "
                     f"{smap.describe(loop)} scores candidates (a cut-off, weights) on the labels it is given and "
                     "keeps the best: the test rows chose it, so the score at it on those rows is optimistic")
+            found.append((line, said, {"loop": smap.where(loop)}))
+        for line, loop, end in collected_test_choices(self.tree):  # type: ignore[attr-defined]
+            if any(smap.where(loop).get("line", 0) <= t <= smap.where(end).get("line", 0) for t in tuned):
+                continue  # the loop's candidates are already reported (choices.py, scoreloops.py)
+            said = (f"the loop on {smap.describe(loop)} scores every candidate (a cut-off, weights) on the test rows "
+                    f"and their labels, and the best is picked on {smap.describe(line)}: the test rows chose it, so "
+                    "the score at it on those rows is optimistic")
             found.append((line, said, {"loop": smap.where(loop)}))
         for line, said, evidence in found:
             if smap.where(line).get("line") in tuned:
