@@ -1,0 +1,209 @@
+"""The static leakage analysis on missed-leak kinds labelled as false negatives before stop 55 (issue 17), in both
+directions:
+
+* a row cut is a split, a sample, a mask or a slice of rows (rowcuts.py): a training script that parses its lines
+  with ``line.split(",")`` or takes its features with ``df.iloc[:, :-1]`` holds no row out, so the model it saves,
+  scored by another script on the same table, is scored on its training rows (modelfiles.py); the same for a
+  search's choice typed into another script (searchhandoff.py); a script that slices rows (``df.iloc[:800]``) or
+  splits them stays silent;
+* a hand-written training loop that keeps the epoch with the best held-out score and hands that score on
+  (bestepochs.py): ``if val_score > best: best = val_score`` then ``fold_scores.append(best)``, or the best
+  state loaded back and the same rows scored again, or ``max(test_accs)`` returned; silent when the best only
+  picks a checkpoint that a test-named part then scores, and for a training loss's best.
+
+Every example is written for this test."""
+
+from __future__ import annotations
+
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.findings import Severity
+from tests.detect.test_leakage_handed_on import write
+
+
+def alarms(path) -> list[tuple[str, int]]:
+    """(kind, line) of the findings at warning or above in ``path`` itself."""
+    report, _ = analyze_file(str(path))
+    return sorted((f.kind, f.location["line"]) for f in report.findings
+                  if f.severity >= Severity.WARNING and f.location.get("file") == str(path))
+
+
+def line_of(path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+# ---------------------------------------------------------------- a string split or a column slice cuts no rows
+
+#: a two-script project: the first fits on every row of a table and saves the model, the second scores that table
+TRAINER = """\
+    import pickle
+    import numpy as np
+    import pandas as pd
+    from sklearn.tree import DecisionTreeClassifier
+
+    frame = pd.read_csv('data/readings.csv')
+    units = [u.split(':')[0] for u in frame['unit']]
+    feats = frame.iloc[{rows}:, :-1]
+    sensor = np.asarray(feats)[:, 1:]
+    tree = DecisionTreeClassifier(max_depth=4).fit(sensor, frame['alarm'][{rows}:])
+    with open('artifacts/tree.pkl', 'wb') as fh:
+        pickle.dump(tree, fh)
+"""
+
+SCORER = """\
+    import pickle
+    import numpy as np
+    import pandas as pd
+    from sklearn.metrics import f1_score
+
+    frame = pd.read_csv('data/readings.csv')
+    tree = pickle.load(open('artifacts/tree.pkl', 'rb'))
+    guesses = tree.predict(np.asarray(frame.iloc[:, :-1])[:, 1:])
+    print('F1', f1_score(frame['alarm'], guesses))
+"""
+
+
+def test_a_model_saved_after_string_splits_and_column_slices_is_scored_on_its_training_rows(tmp_path):
+    write(tmp_path, "train_tree.py", TRAINER.format(rows=""))
+    path = write(tmp_path, "score_tree.py", SCORER)
+    assert ("trained_on_test", line_of(path, "tree.predict(")) in alarms(path)
+
+
+def test_a_model_saved_after_a_slice_of_rows_is_silent(tmp_path):
+    write(tmp_path, "train_tree.py", TRAINER.format(rows="800"))
+    path = write(tmp_path, "score_tree.py", SCORER)
+    assert "trained_on_test" not in [k for k, _ in alarms(path)]
+
+
+def test_a_scorer_that_splits_its_rows_is_silent(tmp_path):
+    write(tmp_path, "train_tree.py", TRAINER.format(rows=""))
+    path = write(tmp_path, "score_tree.py", SCORER.replace(
+        "tree = pickle.load", "from sklearn.model_selection import train_test_split\n"
+        "    _, frame = train_test_split(frame, test_size=0.2)\n    tree = pickle.load"))
+    assert "trained_on_test" not in [k for k, _ in alarms(path)]
+
+
+def test_a_row_cut_is_a_split_a_sample_a_mask_or_a_row_slice_not_a_string_split_or_a_column_slice():
+    import ast
+
+    from faultlib.detect.data.leakage.rowcuts import cuts_rows
+
+    def cuts(code: str) -> bool:
+        return cuts_rows(ast.parse(code))
+
+    assert not cuts("parts = line.split(',')\nname = path.split('/')[-1]\nX = df.iloc[:, :-1]\nZ = A[:, 2:]")
+    assert not cuts("import sys\nargs = sys.argv[1:]\nprint(text[:80])\nd = df.sample(frac=1)")
+    assert not cuts("head = 'abc'[:2]\nstem = fname.split('.')[0][:10]\nc = df.loc[:, 'a':'f']")
+    assert cuts("X_fit = X[:800]")
+    assert cuts("tail = df.iloc[-100:, :]")
+    assert cuts("for tr, te in folds.split(X, y):\n    pass")
+    assert cuts("keep = np.random.rand(len(df)) < 0.8\nfit = df[keep]")
+    assert cuts("few = df.sample(n=500)")
+    assert cuts("first = df.head(1000)")
+    assert cuts("parts = torch.utils.data.random_split(ds, [80, 20])")
+
+
+# ---------------------------------------------------------------- the best epoch's held-out score handed on
+
+#: a hand-written PyTorch cross-validation: each fold keeps the epoch with the best validation error
+EPOCHS = """\
+    import numpy as np
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    def run_epoch(net, loader, opt):
+        net.train()
+        for xb, yb in loader:
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(net(xb), yb)
+            loss.backward()
+            opt.step()
+
+    def rmse_on(net, loader):
+        net.eval()
+        with torch.no_grad():
+            errs = [((net(xb) - yb) ** 2).mean().item() for xb, yb in loader]
+        return float(np.sqrt(np.mean(errs)))
+
+    X = torch.randn(500, 6)
+    y = torch.randn(500, 1)
+    fold_rmse = []
+    for fold in range(5):
+        hold = np.arange(500) % 5 == fold
+        fit_loader = DataLoader(TensorDataset(X[~hold], y[~hold]), batch_size=32, shuffle=True)
+        val_loader = DataLoader(TensorDataset(X[hold], y[hold]), batch_size=64)
+        net = torch.nn.Linear(6, 1)
+        opt = torch.optim.Adam(net.parameters())
+        lowest = float('inf')
+        for epoch in range(40):
+            run_epoch(net, fit_loader, opt)
+            err = rmse_on(net, val_loader)
+            if err < lowest:
+                lowest = err
+                kept = {k: v.clone() for k, v in net.state_dict().items()}
+        {after}
+    print('cv rmse', np.mean(fold_rmse))
+"""
+
+
+def test_the_best_epochs_validation_score_stored_as_the_fold_score_is_tuned_on_test(tmp_path):
+    path = write(tmp_path, "cv_net.py", EPOCHS.replace("{after}", "fold_rmse.append(lowest)"))
+    assert ("tuned_on_test", line_of(path, "if err < lowest")) in alarms(path)
+
+
+def test_the_best_epoch_loaded_back_and_scored_on_the_same_fold_is_tuned_on_test(tmp_path):
+    after = "net.load_state_dict(kept)\n        fold_rmse.append(rmse_on(net, val_loader))"
+    path = write(tmp_path, "cv_net.py", EPOCHS.replace("{after}", after))
+    assert ("tuned_on_test", line_of(path, "if err < lowest")) in alarms(path)
+
+
+def test_the_best_epoch_chosen_on_validation_then_scored_on_a_test_part_is_silent(tmp_path):
+    after = ("net.load_state_dict(kept)\n        test_loader = DataLoader(TensorDataset(X[:50], y[:50]))\n"
+             "        fold_rmse.append(rmse_on(net, test_loader))\n        print('best val', lowest)")
+    path = write(tmp_path, "cv_net.py", EPOCHS.replace("{after}", after))
+    assert ("tuned_on_test", line_of(path, "if err < lowest")) not in alarms(path)
+
+
+def test_a_best_kept_only_for_the_checkpoint_is_silent(tmp_path):
+    after = "torch.save(kept, f'fold{fold}.pt')"
+    path = write(tmp_path, "cv_net.py", EPOCHS.replace("{after}", after))
+    assert "tuned_on_test" not in [k for k, _ in alarms(path)]
+
+
+def test_the_best_training_loss_handed_on_is_silent(tmp_path):
+    body = EPOCHS.replace("err = rmse_on(net, val_loader)", "err = rmse_on(net, fit_loader)")
+    path = write(tmp_path, "cv_net.py", body.replace("{after}", "fold_rmse.append(lowest)"))
+    assert "tuned_on_test" not in [k for k, _ in alarms(path)]
+
+
+#: the best test accuracy over the epochs, collected in a list and returned
+LIST_MAX = """\
+    import numpy as np
+    import torch
+
+    def one_pass(model, opt, batches):
+        for xb, yb in batches:
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model(xb), yb).backward()
+            opt.step()
+
+    def accuracy(model, batches):
+        hits = sum((model(xb).argmax(1) == yb).sum().item() for xb, yb in batches)
+        return hits / sum(len(yb) for _, yb in batches)
+
+    def experiment(model, opt, train_batches, test_batches, n_epochs=10):
+        accs = []
+        for ep in range(n_epochs):
+            one_pass(model, opt, train_batches)
+            accs.append(accuracy(model, {scored}))
+        return {result}
+"""
+
+
+def test_the_largest_test_accuracy_over_epochs_returned_is_tuned_on_test(tmp_path):
+    path = write(tmp_path, "exp.py", LIST_MAX.format(scored="test_batches", result="max(accs)"))
+    assert ("tuned_on_test", line_of(path, "return max(accs)")) in alarms(path)
+
+
+def test_the_last_epochs_test_accuracy_returned_is_silent(tmp_path):
+    path = write(tmp_path, "exp.py", LIST_MAX.format(scored="test_batches", result="accs[-1]"))
+    assert "tuned_on_test" not in [k for k, _ in alarms(path)]
