@@ -207,3 +207,59 @@ def test_the_largest_test_accuracy_over_epochs_returned_is_tuned_on_test(tmp_pat
 def test_the_last_epochs_test_accuracy_returned_is_silent(tmp_path):
     path = write(tmp_path, "exp.py", LIST_MAX.format(scored="test_batches", result="accs[-1]"))
     assert "tuned_on_test" not in [k for k, _ in alarms(path)]
+
+
+# ---------------------------------------------------------------- torch Subset ranges: a split of positions in order
+
+#: a load series scaled, cut into windows by a Dataset class of the script's own, then parted by Subset ranges
+SUBSETS = """\
+    import numpy as np
+    import pandas as pd
+    import torch
+    from torch.utils.data import DataLoader, Dataset, Subset
+    from sklearn.preprocessing import StandardScaler
+
+    class Windows(Dataset):
+        def __init__(self, table, width=12):
+            self.X = torch.tensor(np.stack([table[i:i + width] for i in range(len(table) - width)]))
+            self.y = torch.tensor(table[width:, 0])
+
+        def __len__(self):
+            return len(self.y)
+
+        def __getitem__(self, i):
+            return self.X[i], self.y[i]
+
+    readings = pd.read_csv('meter.csv')[['kwh', 'temp']]
+    {scaled}
+    windows = Windows(scaled)
+    n_fit = int(0.8 * len(windows))
+    fit_set = Subset(windows, range(0, n_fit))
+    {held}
+    net = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(24, 1))
+    opt = torch.optim.Adam(net.parameters())
+    for xb, yb in DataLoader(fit_set, batch_size=32, shuffle=True):
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(net(xb.float()).squeeze(1), yb.float()).backward()
+        opt.step()
+"""
+
+
+def test_a_scaler_over_the_whole_series_before_subset_ranges_is_a_fit_before_the_split(tmp_path):
+    path = write(tmp_path, "load.py", SUBSETS.format(
+        scaled="scaled = StandardScaler().fit_transform(readings)",
+        held="last_set = Subset(windows, list(range(n_fit, len(windows))))"))
+    assert ("fit_before_split", line_of(path, "scaled = StandardScaler")) in alarms(path)
+
+
+def test_a_scaler_fitted_on_the_first_rows_before_subset_ranges_is_silent(tmp_path):
+    scaled = ("cut = int(0.8 * len(readings))\n    scaled = StandardScaler().fit(readings[:cut]).transform(readings)")
+    path = write(tmp_path, "load.py", SUBSETS.format(
+        scaled=scaled, held="last_set = Subset(windows, list(range(n_fit, len(windows))))"))
+    assert "fit_before_split" not in [k for k, _ in alarms(path)]
+
+
+def test_a_single_subset_range_is_a_subsample_not_a_split(tmp_path):
+    path = write(tmp_path, "load.py", SUBSETS.format(
+        scaled="scaled = StandardScaler().fit_transform(readings)", held="print(len(fit_set))"))
+    assert "fit_before_split" not in [k for k, _ in alarms(path)]
