@@ -58,8 +58,9 @@ _HANDS = frozenset({"print", "append", "extend", "insert", "add", "log", "info",
                     "log_metrics", "add_scalar", "dump", "update", "format"})
 #: calls that load a saved state back into a model
 _LOADS = frozenset({"load_state_dict", "load_weights", "load", "load_model", "load_from_checkpoint", "deserialize"})
-#: calls that score rows (a library method, a helper named for evaluation, a metric)
-_SCORE_WORDS = ("eval", "score", "valid", "test", "accuracy", "metric", "_error", "loss", "rmse", "f1", "auc")
+#: words of a call that scores rows (a library method, a helper named for evaluation, a metric)
+_SCORE_WORDS = ("eval", "score", "valid", "test", "accuracy", "metric", "_error", "loss", "rmse", "f1", "auc",
+                "confusion", "report", "r2", "mse", "mae")
 #: words of a name for held-out rows (:func:`~.vocab.looks_like_test` also takes validation names)
 _HELD = ("test", "val", "valid", "validation", "dev", "holdout", "heldout", "eval")
 #: words of a name for rows (not for a score): the held-out part a message names
@@ -238,13 +239,23 @@ def _rescored(after: list[ast.stmt], rows: list[str]) -> int | None:
     return None
 
 
-def _tested_elsewhere(after: list[ast.stmt], rows: list[str]) -> bool:
-    """Another part named for testing is scored after the loop (choose on validation, report the test)."""
-    for c in (c for s in after for c in ast.walk(s) if isinstance(c, ast.Call)):
-        name = _name(c).lower()
-        if not any(w in name for w in _SCORE_WORDS) or name.startswith("predict"):
+def _tested_elsewhere(tree: ast.Module, loop: ast.stmt, rows: list[str]) -> bool:
+    """Another part named for testing is scored outside the loop, anywhere in the program (choose on validation,
+    report the test: a later cell, the caller of the training function): handed to a call named for scoring
+    (``evaluate(model, test_loader)``, ``confusion_matrix(y_test, ...)``; not ``predict``), or walked with its labels
+    (``for images, labels in test_loader``)."""
+    def other_test(node: ast.AST) -> bool:
+        return any(_test_named(w) and w not in rows for w in _words(node))
+
+    start, end = loop.lineno, loop.end_lineno or loop.lineno
+    for n in walk_once(tree):
+        if start <= getattr(n, "lineno", 0) <= end:
             continue
-        if any(_test_named(w) and w not in rows for a in [*c.args, *(k.value for k in c.keywords)] for w in _words(a)):
+        if isinstance(n, ast.Call) and any(w in _name(n).lower() for w in _SCORE_WORDS) and any(
+                other_test(a) for a in [*n.args, *(k.value for k in n.keywords)]):
+            return True
+        if isinstance(n, ast.For) and isinstance(n.target, ast.Tuple) and len(n.target.elts) >= 2 and other_test(
+                n.iter):
             return True
     return False
 
@@ -303,7 +314,7 @@ def best_epochs(tree: ast.Module) -> list[BestEpoch]:
             if not rows or _training_score(score, words):
                 continue
             handed = _handed(after, best) or _rescored(after, rows)
-            if handed is None or not _test_named(rows[0]) and _tested_elsewhere(after, rows):
+            if handed is None or not _test_named(rows[0]) and _tested_elsewhere(tree, loop, rows):
                 continue
             out.append(BestEpoch(line, loop.lineno, loop.end_lineno or loop.lineno, best, rows[0], handed))
         for call in (c for c in _calls(loop.body) if _name(c) == "append" and isinstance(c.func, ast.Attribute)
@@ -314,7 +325,7 @@ def best_epochs(tree: ast.Module) -> list[BestEpoch]:
             if not rows or _training_score(score, words):
                 continue
             at = _list_max(after, lst) or _list_max(loop.body, lst)
-            if at is None or not _test_named(rows[0]) and _tested_elsewhere(after, rows):
+            if at is None or not _test_named(rows[0]) and _tested_elsewhere(tree, loop, rows):
                 continue
             out.append(BestEpoch(at, loop.lineno, loop.end_lineno or loop.lineno, f"max({lst})", rows[0], at))
     return sorted({b.line: b for b in out}.values(), key=lambda b: b.line)
