@@ -156,6 +156,12 @@ def test_the_best_epoch_loaded_back_and_scored_on_the_same_fold_is_tuned_on_test
     assert ("tuned_on_test", line_of(path, "if err < lowest")) in alarms(path)
 
 
+def test_a_comparison_bound_to_a_name_before_the_if_is_the_same_choice(tmp_path):
+    body = EPOCHS.replace("            if err < lowest:", "            better = err < lowest\n            if better:")
+    path = write(tmp_path, "cv_net.py", body.replace("{after}", "fold_rmse.append(lowest)"))
+    assert ("tuned_on_test", line_of(path, "better = err < lowest")) in alarms(path)
+
+
 def test_the_best_epoch_chosen_on_validation_then_scored_on_a_test_part_is_silent(tmp_path):
     after = ("net.load_state_dict(kept)\n        test_loader = DataLoader(TensorDataset(X[:50], y[:50]))\n"
              "        fold_rmse.append(rmse_on(net, test_loader))\n        print('best val', lowest)")

@@ -116,19 +116,28 @@ def _epoch_loop(loop: ast.For | ast.While, trainers: set[str]) -> bool:
 
 
 def _running_best(loop: ast.stmt) -> list[tuple[str, str, int]]:
-    """``(score, best, line)`` of each ``if score > best: best = score`` in ``loop``'s body (either way round)."""
+    """``(score, best, line)`` of each ``if score > best: best = score`` in ``loop``'s body (either way round; the
+    comparison may be bound to a name first: ``improved = score > best; if improved: ...``, reported there)."""
+    nodes = [c for stmt in loop.body for c in ast.walk(stmt)]  # type: ignore[attr-defined]
+    bound = {n.targets[0].id: n for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(
+        n.targets[0], ast.Name) and isinstance(n.value, ast.Compare)}
     out = []
-    for n in (c for stmt in loop.body for c in ast.walk(stmt)):  # type: ignore[attr-defined]
-        if not (isinstance(n, ast.If) and isinstance(n.test, ast.Compare) and len(n.test.ops) == 1 and isinstance(
-                n.test.ops[0], (ast.Gt, ast.GtE, ast.Lt, ast.LtE))):
+    for n in nodes:
+        if not isinstance(n, ast.If):
             continue
-        a, b = _text(n.test.left), _text(n.test.comparators[0])
+        test, line = n.test, n.lineno
+        if isinstance(test, ast.Name) and test.id in bound:
+            test, line = bound[test.id].value, bound[test.id].lineno
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+                test.ops[0], (ast.Gt, ast.GtE, ast.Lt, ast.LtE))):
+            continue
+        a, b = _text(test.left), _text(test.comparators[0])
         for stmt in (c for s in n.body for c in ast.walk(s) if isinstance(c, ast.Assign)):
             pairs = [(_text(t), _text(v)) for t, v in _assigned_pairs(stmt)]
             if (b, a) in pairs:
-                out.append((a, b, n.lineno))
+                out.append((a, b, line))
             elif (a, b) in pairs:
-                out.append((b, a, n.lineno))
+                out.append((b, a, line))
     return out
 
 
@@ -261,8 +270,8 @@ def _tested_elsewhere(tree: ast.Module, loop: ast.stmt, rows: list[str]) -> bool
 
 
 def _list_max(after_and_loop: list[ast.stmt], lst: str) -> int | None:
-    """The first line handing on ``max(lst)``, ``min(lst)``, ``lst[np.argmax(lst)]`` (returned, printed,
-    stored)."""
+    """The line of the first ``max(lst)``, ``min(lst)``, ``lst[np.argmax(lst)]`` handed on (returned, printed,
+    collected)."""
     for n in sorted((c for s in after_and_loop for c in ast.walk(s)), key=lambda c: getattr(c, "lineno", 0)):
         value = n.value if isinstance(n, ast.Return) else None
         if isinstance(n, ast.Call) and _name(n) in _HANDS:
@@ -272,7 +281,7 @@ def _list_max(after_and_loop: list[ast.stmt], lst: str) -> int | None:
         for c in (c for c in ast.walk(value) if isinstance(c, ast.Call)):
             if _name(c) in ("max", "min", "argmax", "argmin", "amax", "amin", "nanmax", "nanmin") and c.args and \
                     _text(c.args[0]) == lst:
-                return n.lineno
+                return c.lineno
     return None
 
 
