@@ -6,8 +6,9 @@ script takes a part of the rows, since a held-out part may then be what is score
 
 * a splitter or split function (:data:`~.vocab.SPLIT_FUNCTIONS`, :data:`~.vocab.SPLITTERS`, PyTorch's
   ``random_split``/``Subset``, ``np.split``/``np.array_split``, a splitter's ``cv.split(X, y)``);
-* a random sample (``df.sample(n=100)``, ``df.sample(frac=0.8)``; not ``df.sample(frac=1)``, which reorders every
-  row: pandas API reference, ``DataFrame.sample``), ``head(n)``/``tail(n)`` kept in a name;
+* a random sample (``df.sample(n=100)``, ``df.sample(frac=0.8)``, ``random.sample(range(n), k)``; not
+  ``df.sample(frac=1)``, which reorders every row: pandas API reference, ``DataFrame.sample``), ``head(n)``/``tail(n)``
+  kept in a name;
 * a mask of rows: a random one (``df[np.random.rand(len(df)) < 0.8]``, :mod:`.randommasks`) or one of the data's
   own values (``df[df.year < 2023]``: a period cut, or a filter whose rows the other script may score);
 * a slice of rows: ``X[:n]``, ``df.iloc[n:]``, ``X[:n, :]``, ``df.loc[:cut]``.
@@ -70,8 +71,8 @@ def _call_cuts(call: ast.Call, kept: set[int]) -> bool:
         return True
     if name == "split":
         return not _string_split(call)
-    if name == "sample" and isinstance(call.func, ast.Attribute):
-        return _sample_cuts(call) and ast.unparse(call.func.value) not in ("random", "np.random", "numpy.random")
+    if name == "sample":
+        return _sample_cuts(call)  # df.sample(n=500), random.sample(range(n), k): a random part of the rows
     return name in ("head", "tail") and isinstance(call.func, ast.Attribute) and id(call) in kept
 
 
