@@ -207,8 +207,9 @@ def _held_words(words: set[str], score: str) -> list[str]:
 
 
 def _test_named(name: str) -> bool:
-    return any(t in ("test", "tst", "holdout", "heldout") or t[:1] in "xy" and t[1:] == "test"
-               for t in name_tokens(name))
+    """``X_test``, ``test_loader``, ``sig_te``, ``y_holdout``: a part named for testing, not for validation."""
+    return looks_like_test(name) and not looks_like_validation(name) and not any(
+        t in ("eval", "evaluation", "dev") for t in name_tokens(name))
 
 
 def _training_score(score: str, words: set[str]) -> bool:
