@@ -15,20 +15,8 @@ Every example is written for this test."""
 
 from __future__ import annotations
 
-from faultlib.detect.data.leakage import analyze_file
-from faultlib.findings import Severity
 from tests.detect.test_leakage_handed_on import write
-
-
-def alarms(path) -> list[tuple[str, int]]:
-    """(kind, line) of the findings at warning or above in ``path`` itself."""
-    report, _ = analyze_file(str(path))
-    return sorted((f.kind, f.location["line"]) for f in report.findings
-                  if f.severity >= Severity.WARNING and f.location.get("file") == str(path))
-
-
-def line_of(path, text: str) -> int:
-    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+from tests.detect.test_leakage_misses54 import alarms, line_of
 
 
 # ---------------------------------------------------------------- a string split or a column slice cuts no rows
