@@ -257,3 +257,40 @@ def test_a_single_subset_range_is_a_subsample_not_a_split(tmp_path):
     path = write(tmp_path, "load.py", SUBSETS.format(
         scaled="scaled = StandardScaler().fit_transform(readings)", held="print(len(fit_set))"))
     assert "fit_before_split" not in [k for k, _ in alarms(path)]
+
+
+#: one fold's training in a function that returns the best validation error of its epochs
+FOLD_FN = """\
+    import numpy as np
+    import torch
+
+    def fit_fold(net, opt, fit_batches, val_batches):
+        best = float('inf')
+        for epoch in range(25):
+            for xb, yb in fit_batches:
+                opt.zero_grad()
+                torch.nn.functional.mse_loss(net(xb), yb).backward()
+                opt.step()
+            with torch.no_grad():
+                val_err = sum(torch.nn.functional.mse_loss(net(xb), yb).item() for xb, yb in val_batches)
+            if val_err < best:
+                best = val_err
+        return best
+
+    {caller}
+"""
+
+
+def test_a_validation_best_returned_to_a_caller_that_averages_the_folds_is_tuned_on_test(tmp_path):
+    caller = ("total = 0.0\n    for k in range(5):\n        s = fit_fold(torch.nn.Linear(3, 1), None, [], [])\n"
+              "        total += s / 5\n    print('cv error', total)")
+    path = write(tmp_path, "folds.py", FOLD_FN.format(caller=caller))
+    assert ("tuned_on_test", line_of(path, "if val_err < best")) in alarms(path)
+
+
+def test_a_validation_best_returned_as_a_search_objective_is_silent(tmp_path):
+    caller = ("import optuna\n\n    def objective(trial):\n        net = torch.nn.Linear(3, 1)\n"
+              "        return fit_fold(net, torch.optim.SGD(net.parameters(), lr=trial.suggest_float('lr', 1e-4, 1e-1)),"
+              " [], [])\n\n    optuna.create_study().optimize(objective, n_trials=20)")
+    path = write(tmp_path, "folds.py", FOLD_FN.format(caller=caller))
+    assert "tuned_on_test" not in [k for k, _ in alarms(path)]

@@ -31,9 +31,11 @@ whose body trains (``fit``, ``backward``, ``train_on_batch``, a call named for t
 * or a per-epoch list, ``scores.append(score)`` of such a score, whose ``max``/``min``/``argmax`` is handed on;
   reported where it is.
 
-It counts when the best is *handed on* after the loop: returned, appended or stored as the run's or fold's result,
-printed or logged, or when the state saved at the best epoch is loaded back and the same rows are scored again.
-Silent: a best kept only to save a checkpoint; a validation part's best when the script then scores another,
+It counts when the best is *handed on* after the loop: appended or stored as the run's or fold's result, printed or
+logged (a test part's best also returned; a validation part's best returned to a caller that collects or prints
+it: ``s = run_fold(...)``, ``cv_score += s / k``), or when the state saved at the best epoch is loaded back and the same
+rows are scored again.
+Silent: a best kept only to save a checkpoint; a validation part's best only returned (a search's objective); a validation part's best when the script then scores another,
 test-named part (the intended practice: choose on validation, report the test); a training loss's best; a loop
 that builds a new model per pass (a candidate search, :mod:`.choices`/:mod:`.scoreloops`).
 """
@@ -222,19 +224,55 @@ def _mentions(node: ast.AST, best: str) -> bool:
     return any(_text(n) == best for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute)))
 
 
-def _handed(after: list[ast.stmt], best: str) -> int | None:
-    """The first line after the loop that hands ``best`` on (a return, a collected or printed value, a store)."""
+def _handed(after: list[ast.stmt], best: str, test: bool) -> int | None:
+    """The first line after the loop that hands ``best`` on: collected (``scores.append(best)``, ``scores[k] =
+    best``) or printed as a result; for a test part's best also returned or stored anywhere. A validation part's
+    best returned to the caller or kept in an object is the objective of a search over settings (choosing on
+    validation rows is the intended practice; the caller reports another part), so that alone is no report."""
     for n in sorted((c for s in after for c in ast.walk(s)), key=lambda c: getattr(c, "lineno", 0)):
-        if isinstance(n, ast.Return) and n.value is not None and _mentions(n.value, best):
-            return n.lineno
         if isinstance(n, ast.Call) and _name(n) in _HANDS and any(
                 _mentions(a, best) for a in [*n.args, *(k.value for k in n.keywords)]):
             return n.lineno
-        if isinstance(n, ast.Assign) and any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in n.targets) \
-                and _mentions(n.value, best):
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) for t in n.targets) and _mentions(
+                n.value, best):
+            return n.lineno
+        if not test:
+            continue
+        if isinstance(n, ast.Return) and n.value is not None and _mentions(n.value, best):
+            return n.lineno
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Attribute) for t in n.targets) and _mentions(
+                n.value, best):
             return n.lineno
         if isinstance(n, ast.Dict) and any(v is not None and _mentions(v, best) for v in n.values):
             return n.lineno
+    return None
+
+
+def _reported_by_caller(tree: ast.Module, loop: ast.stmt, best: str) -> int | None:
+    """``return best`` of the function holding ``loop``, whose callers in the module collect or print the result
+    (``s = run_fold(...)``, then ``cv += s / k`` or ``scores.append(s)``): the line of that ``return``."""
+    func = next((f for f in walk_once(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and
+                 f.lineno < loop.lineno <= (f.end_lineno or f.lineno)
+                 and not any(isinstance(g, (ast.FunctionDef, ast.AsyncFunctionDef)) and g is not f and
+                             g.lineno < loop.lineno <= (g.end_lineno or g.lineno) for g in ast.walk(f))), None)
+    ret = next((n for n in ast.walk(func) if isinstance(n, ast.Return) and n.value is not None and _mentions(
+        n.value, best) and n.lineno > (loop.end_lineno or loop.lineno)), None) if func is not None else None
+    if ret is None:
+        return None
+    for stmt in (n for n in walk_once(tree) if isinstance(n, (ast.Assign, ast.AugAssign, ast.Expr))):
+        calls = [c for c in ast.walk(stmt.value) if isinstance(c, ast.Call) and _name(c) == func.name]  # type: ignore[union-attr]
+        if not calls:
+            continue
+        if isinstance(stmt, ast.AugAssign) or isinstance(stmt, ast.Expr) and _handed([stmt], _text(calls[0]), False):
+            return ret.lineno
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Subscript) for t in stmt.targets):
+            return ret.lineno
+        names = {w for t in stmt.targets for w in _words(t)} if isinstance(stmt, ast.Assign) else set()
+        for name in names:
+            uses = [n for n in walk_once(tree) if getattr(n, "lineno", 0) > stmt.lineno]
+            if any(isinstance(n, ast.AugAssign) and _mentions(n.value, name) for n in uses) or _handed(
+                    [u for u in uses if isinstance(u, ast.stmt)], name, False):
+                return ret.lineno
     return None
 
 
@@ -323,7 +361,8 @@ def best_epochs(tree: ast.Module) -> list[BestEpoch]:
             rows = _held_words(words, score)
             if not rows or _training_score(score, words):
                 continue
-            handed = _handed(after, best) or _rescored(after, rows)
+            handed = _handed(after, best, _test_named(rows[0])) or _rescored(after, rows) or _reported_by_caller(
+                tree, loop, best)
             if handed is None or not _test_named(rows[0]) and _tested_elsewhere(tree, loop, rows):
                 continue
             out.append(BestEpoch(line, loop.lineno, loop.end_lineno or loop.lineno, best, rows[0], handed))
