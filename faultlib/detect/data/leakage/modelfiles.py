@@ -21,7 +21,8 @@ classification report of the rows the logistic regression was fitted on).
   scores with it, and computes a metric (a ``sklearn.metrics`` report or score);
 * another script of the repository writes that file after a ``fit``;
 * both read the same table file (``.csv``, ``.parquet``, ``.npy``...), and neither splits, samples or cuts rows
-  (no ``train_test_split``, splitter, ``sample``, slice or mask of rows): the scored rows are the training rows.
+  (no ``train_test_split``, splitter, ``sample``, slice or random mask of rows, :mod:`.rowcuts`; a string split or
+  a column slice cuts none): the scored rows are the training rows.
 
 Silent: a training script that holds rows out (a split, a slice, a mask), an evaluation script reading another table
 (``test.csv``), and a loaded model that is only used to predict new inputs (an app: no metric).
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.rowcuts import cuts_rows
 from faultlib.pyflow.walk import walk_once
 
 __all__ = ["Resubstitution", "resubstituted"]
@@ -42,8 +44,6 @@ __all__ = ["Resubstitution", "resubstituted"]
 _LOADS = frozenset({"load", "load_model", "Booster"})
 #: metric functions whose names do not end in ``_score``/``_error`` (sklearn.metrics)
 _REPORTS = frozenset({"classification_report", "confusion_matrix", "roc_curve", "precision_recall_curve"})
-#: calls that take a subset of the rows (a split, a random sample)
-_CUTS = vocab.SPLIT_FUNCTIONS | vocab.SPLITTERS | {"sample", "random_split", "split"}
 #: table files (not a pickled model)
 _TABLES = (".csv", ".tsv", ".parquet", ".pq", ".feather", ".xlsx", ".xls", ".json", ".jsonl", ".npy", ".npz", ".txt",
            ".h5", ".hdf5")
@@ -61,16 +61,6 @@ class Resubstitution:
 
 def _name(call: ast.Call) -> str | None:
     return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
-
-
-def _cuts_rows(tree: ast.AST) -> bool:
-    """A split, a sample, a row slice (``a[:n]``, ``a[i:j]``) or a row mask (``df[df.y > 0]``) anywhere."""
-    for n in walk_once(tree):
-        if isinstance(n, ast.Call) and _name(n) in _CUTS:
-            return True
-        if isinstance(n, ast.Subscript) and any(isinstance(s, (ast.Slice, ast.Compare)) for s in ast.walk(n.slice)):
-            return True
-    return False
 
 
 def _loaded_models(tree: ast.AST) -> dict[str, int]:
@@ -112,7 +102,7 @@ def resubstituted(path: str, tree: ast.AST, repo) -> Resubstitution | None:
 
     models = _loaded_models(tree)
     found = _first_prediction(tree, models) if models else None
-    if found is None or not _metric(tree) or _cuts_rows(tree) or _fits(tree):
+    if found is None or not _metric(tree) or cuts_rows(tree) or _fits(tree):
         return None
     me = str(Path(path).resolve())
     mine = next((v for k, v in repo.accesses.items() if str(Path(k).resolve()) == me), None)
@@ -131,7 +121,7 @@ def resubstituted(path: str, tree: ast.AST, repo) -> Resubstitution | None:
         if not writes or not shared:
             continue
         theirs = script_tree(Path(other))
-        if theirs is None or not _fits(theirs) or _cuts_rows(theirs):
+        if theirs is None or not _fits(theirs) or cuts_rows(theirs):
             continue
         return Resubstitution(found[0], writes[0].path.text, str(other), sorted(shared)[0])
     return None

@@ -39,8 +39,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from faultlib.detect.data.leakage.modelfiles import _cuts_rows, _name
+from faultlib.detect.data.leakage.modelfiles import _name
 from faultlib.detect.data.leakage.rescored import RESCORES
+from faultlib.detect.data.leakage.rowcuts import cuts_rows
 from faultlib.pyflow.walk import walk_once
 
 __all__ = ["searched_then_rescored"]
@@ -144,20 +145,20 @@ def searched_then_rescored(path: str, tree: ast.AST, root: Path) -> tuple[int, s
     from faultlib.detect.data.leakage.reposcripts import project_scripts, script_tree
 
     found = _search(tree)
-    if found is None or _cuts_rows(tree):
+    if found is None or cuts_rows(tree):
         return None
     line, searched, keys, loader = found
     me = Path(path).resolve()
     others = [(s, t) for s in project_scripts(root) if s.resolve() != me and (t := script_tree(s)) is not None]
     functions = _project_functions([s for s, _ in others])
     for typer, typed in others:
-        if not _typed_in(typed, searched, keys) or _cuts_rows(typed) or loader not in {
+        if not _typed_in(typed, searched, keys) or cuts_rows(typed) or loader not in {
                 _loader(v, {}) for v in _bound_calls(typed).values()}:
             continue
         saved = _handed_names(typed, ("save", "dump", "store"))
         for scorer, scoring in others:
             if scorer != typer and not (saved & _handed_names(scoring, ("load",))):
                 continue
-            if not _cuts_rows(scoring) and _rescores(scoring, loader, functions):
+            if not cuts_rows(scoring) and _rescores(scoring, loader, functions):
                 return line, searched, str(typer), str(scorer)
     return None

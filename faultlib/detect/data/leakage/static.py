@@ -51,6 +51,7 @@ from faultlib.detect.data.leakage.returnednames import returned_name_bindings
 from faultlib.detect.data.leakage.counts import SizeCalls
 from faultlib.detect.data.leakage.countkeys import CountKeys
 from faultlib.detect.data.leakage.bootstraps import PandasBootstraps
+from faultlib.detect.data.leakage.bestepochs import best_epoch_findings
 from faultlib.detect.data.leakage.bestscores import BestScores
 from faultlib.detect.data.leakage.tuners import TunerReports
 from faultlib.detect.data.leakage.rescored import RescoredSearches
@@ -309,6 +310,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             r for rule in (frame_stack_reports, person_folder_reports, pooled_fold_reports)
             for r in rule(self.tree, self.smap)], self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += target_feature_findings(self.tree, self.smap, self.report.findings, function_at)
+        self.report.findings += best_epoch_findings(self.tree, self.smap, self.report.findings, function_at)
         return self.report
 
     def _carried_weights(self) -> None:
