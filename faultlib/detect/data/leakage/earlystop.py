@@ -74,7 +74,6 @@ from faultlib.detect.data.leakage.callbackhelpers import functions, returned_val
 from faultlib.detect.data.leakage.evalsets import EVAL_KEYWORDS, _items
 from faultlib.detect.data.leakage.foldbodies import fold_body
 from faultlib.detect.data.leakage.hftrainer import best_checkpoint
-from faultlib.detect.data.leakage.kerastuners import tuner_search
 from faultlib.detect.data.leakage.spread import spread_key
 from faultlib.detect.data.leakage.stopscores import StopScores
 from faultlib.detect.data.leakage.testparts import choosing_named, held_out
@@ -189,11 +188,6 @@ class EarlyStops:
                     else "model"
                 self._stopped_on([kwargs.get(k) for k in EVAL_KEYWORDS], node, how, f"{label}.fit", frame,
                                  args[0] if args else kwargs.get("X", kwargs.get("x")))
-        elif name == "search" and "validation_data" in kwargs:
-            how = tuner_search(node, self.tree, self._bindings)  # tuner.search(validation_data=...) (kerastuners.py)
-            if how:
-                self._stopped_on([kwargs.get("validation_data")], node, how, f"{ast.unparse(node.func.value)}.search",
-                                 frame, args[0] if args else kwargs.get("x"))
         elif name == "train" and not args and isinstance(node.func, ast.Attribute):
             found = best_checkpoint(node.func.value, self.tree, self._bindings)  # trainer.train() (hftrainer.py)
             if found:

@@ -10,8 +10,8 @@ part of the script's split, the test rows chose the hyperparameters, as a loop k
 (:mod:`~faultlib.detect.data.leakage.choices`): the test score of the model built from them is optimistic (a wave-95
 air-quality notebook tunes its LSTM's units with ``Hyperband(objective='val_loss')`` on ``(X_test, y_test)``).
 
-This module recognises the call; :class:`~faultlib.detect.data.leakage.earlystop.EarlyStops` decides, as for a
-``fit`` stopped early, whether the evaluation rows are the test part (reported) or a validation part, a fold or
+:class:`KerasTunerSearches` recognises the call and hands it to
+:meth:`~faultlib.detect.data.leakage.earlystop.EarlyStops._stopped_on`, which decides, as for a ``fit`` stopped early, whether the evaluation rows are the test part (reported) or a validation part, a fold or
 the training rows themselves (silent). Silent here: a tuner whose objective is a training metric (``'loss'``,
 ``'accuracy'``: the validation rows are only logged), and a search whose best trial nothing takes.
 """
@@ -19,6 +19,7 @@ the training rows themselves (silent). Silent here: a tuner whose objective is a
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from faultlib.pyflow.walk import walk_once
 
@@ -93,4 +94,22 @@ def tuner_search(node: ast.Call, tree: ast.Module, bindings: dict[str, list[ast.
     return f"the tuner's objective {objective!r} (its best trial is taken)" if taken else None
 
 
-__all__ = ["BEST", "PACKAGES", "TUNERS", "tuner_search"]
+class KerasTunerSearches:
+    """A mixin of :class:`~faultlib.detect.data.leakage.static.Analyzer` placed before
+    :class:`~faultlib.detect.data.leakage.earlystop.EarlyStops`, whose ``_stopped_on`` it calls: ``tuner.search`` told
+    the test rows is ``tuned_on_test`` (see the module docstring)."""
+
+    def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
+                      frame: Any) -> Any:
+        if name == "search" and "validation_data" in kwargs:
+            how = tuner_search(node, self.tree, self._bindings)
+            if how:
+                self._stopped_on([kwargs.get("validation_data")], node, how,  # type: ignore[attr-defined]
+                                 f"{ast.unparse(node.func.value)}.search", frame, args[0] if args else kwargs.get("x"))
+        return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
+
+    tree: ast.Module
+    _bindings: dict
+
+
+__all__ = ["BEST", "PACKAGES", "TUNERS", "KerasTunerSearches", "tuner_search"]
