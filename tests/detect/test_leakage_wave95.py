@@ -7,7 +7,10 @@
   (``'loss'``), is silent;
 * the rows a validity mask keeps, copied (``X_valid = X[valid_mask].copy()``: the rows that have a value), are not
   a validation part: a scaler fitted on the training part of their split is no fit on held-out rows; fitted before
-  a search's cross-validation of that part, it is ``fit_outside_cv`` (masks.py).
+  a search's cross-validation of that part, it is ``fit_outside_cv`` (masks.py);
+* a fold loop that trains nothing and leaves nothing behind (it only binds the folds' rows to names nothing
+  after it reads) is no cross-validation: an imputer fitted before it is silent; a loop that scores its folds, or
+  whose last fold is scored after it, is not (encodingfolds.py).
 
 Every example is written for this test."""
 
@@ -114,3 +117,58 @@ def test_a_scaler_on_the_training_part_of_copied_valid_rows_before_a_search_is_f
 def test_a_scaler_on_the_training_part_of_copied_valid_rows_is_silent(tmp_path):
     path = write(tmp_path, "hybrid.py", MASKED.format(tail=PLAIN))
     assert alarms(path) == []
+
+
+# ---------------------------------------------------------------- a fold loop that leaves nothing behind
+
+FOLDS = """\
+    import pandas as pd
+    from sklearn.impute import KNNImputer
+    from sklearn.model_selection import KFold
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    farms = pd.read_csv("farm_plots.csv")
+    X = farms.drop(columns=["harvest"])
+    y = farms["harvest"]
+    X = pd.DataFrame(KNNImputer().fit_transform(X), columns=X.columns)
+    kf = KFold(n_splits=4, shuffle=True, random_state=1)
+{body}
+"""
+
+SLICES_ONLY = """\
+    for fit_rows, held_rows in kf.split(X):
+        X_k = X[X.index.isin(fit_rows)]
+        y_k = y[y.index.isin(fit_rows)]
+        X_h = X[X.index.isin(held_rows)]
+"""
+
+SCORED = """\
+    scores = []
+    for fit_rows, held_rows in kf.split(X):
+        X_k = X[X.index.isin(fit_rows)]
+        y_k = y[y.index.isin(fit_rows)]
+        X_h = X[X.index.isin(held_rows)]
+        y_h = y[y.index.isin(held_rows)]
+        scores.append(GradientBoostingRegressor().fit(X_k, y_k).score(X_h, y_h))
+    print(sum(scores) / len(scores))
+"""
+
+KEPT_FOR_LATER = SLICES_ONLY + """\
+    booster = GradientBoostingRegressor().fit(X_k, y_k)
+    print(booster.score(X_h, y[y.index.isin(held_rows)]))
+"""
+
+
+def test_an_imputer_before_a_fold_loop_that_only_slices_rows_is_silent(tmp_path):
+    path = write(tmp_path, "folds.py", FOLDS.format(body=SLICES_ONLY))
+    assert not any(kind == "fit_outside_cv" for kind, _ in alarms(path))
+
+
+def test_an_imputer_before_a_fold_loop_that_scores_each_fold_is_reported(tmp_path):
+    path = write(tmp_path, "folds.py", FOLDS.format(body=SCORED))
+    assert ("fit_outside_cv", line_of(path, "KNNImputer().fit_transform")) in alarms(path)
+
+
+def test_an_imputer_before_a_fold_loop_whose_last_fold_is_scored_after_it_is_reported(tmp_path):
+    path = write(tmp_path, "folds.py", FOLDS.format(body=KEPT_FOR_LATER))
+    assert any(kind in ("fit_outside_cv", "fit_before_split") for kind, _ in alarms(path)), alarms(path)
