@@ -16,6 +16,11 @@ unless its body computes an encoding (``groupby``, ``mean``, ``map``...) and mak
 score: no ``fit``/``predict``/``score``/``train``-like method and no call of a function or class the script defines
 (which may train). A loop that only numbers the folds (``df.loc[va, 'fold'] = i``) prepares a cross-validation by
 the fold column and stays one. ``enumerate``/``zip`` around the split are looked through.
+
+Nor is a loop that trains nothing and leaves nothing behind a cross-validation: its body only binds names (the
+folds' rows, ``X_k = X[X.index.isin(tr)]``), stores into no table or attribute, grows no list, and nothing after
+the loop reads what it bound (a wave-95 augmentation notebook ends on such a loop, its model never written): no
+fold is scored, so no statistic computed before it is scored on rows it saw.
 """
 
 from __future__ import annotations
@@ -59,13 +64,37 @@ def _may_train(body: list[ast.stmt], own: frozenset[str]) -> bool:
     return False
 
 
+#: methods that grow or change a container in place: a loop calling one leaves something behind
+_GROWING = frozenset({"append", "extend", "update", "insert", "add", "setdefault", "__setitem__"})
+
+
+def _leaves_nothing(loop: ast.For, tree: ast.Module) -> bool:
+    """The loop's body only binds names: no store into a subscript or attribute, no call growing a container, and
+    no name it binds (its targets included) is read after the loop."""
+    bound: set[str] = set()
+    for stmt in [loop, *loop.body, *loop.orelse]:
+        for n in ast.walk(stmt) if stmt is not loop else ast.walk(loop.target):
+            if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Store):
+                return False
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _GROWING:
+                return False
+            if isinstance(n, (ast.Global, ast.Nonlocal)):
+                return False
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                bound.add(n.id)
+    end = getattr(loop, "end_lineno", loop.lineno)
+    return not any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in bound and n.lineno > end
+                   for n in walk_once(tree))
+
+
 def encoding_only_splits(tree: ast.Module) -> frozenset[int]:
     """Ids of the ``split(...)`` calls that are the iterable of a ``for`` loop whose body trains and scores
     nothing (see the module docstring)."""
     own = _own_functions(tree)
     out: set[int] = set()
     for loop in walk_once(tree):
-        if not isinstance(loop, ast.For) or _may_train(loop.body + loop.orelse, own) or not _encodes(loop.body):
+        if not isinstance(loop, ast.For) or _may_train(loop.body + loop.orelse, own) or not (
+                _encodes(loop.body) or _leaves_nothing(loop, tree)):
             continue
         out.update(id(c) for c in ast.walk(loop.iter) if isinstance(c, ast.Call) and isinstance(
             c.func, ast.Attribute) and c.func.attr == "split")

@@ -16,7 +16,8 @@ of the label against a constant keeps one class's rows of every part (:mod:`.cla
 A mask is not a part of the rows either: ``valid = ~y.isna()`` names the rows with a valid value, not a validation
 set, so the name does not make it held out. Nor are the rows a validity flag keeps: ``valid_temp =
 raw[raw["Temp_valid"]]`` (a weather cleaning notebook of wave 90 flags implausible readings, then keeps the others)
-names the readings that passed the check; the name repeats the flag's word. Rows chosen by comparing a column with
+names the readings that passed the check; the name repeats the flag's word, also through a call that keeps the same
+rows (``X_valid = X[valid_mask].copy()``). Rows chosen by comparing a column with
 the word (``df[df.fold == "valid"]``) stay a validation part.
 """
 
@@ -108,8 +109,17 @@ def _validity_flag(node: ast.expr) -> bool:
     return isinstance(word, str) and bool(set(name_tokens(word)) & _VALIDITY)
 
 
+#: methods that return the same rows they are called on (pandas: a copy, a renumbered index, a cast): the rows a
+#: validity flag kept stay those rows through them (``X[valid_mask].copy()``)
+_SAME_ROWS = frozenset({"copy", "reset_index", "astype", "to_numpy"})
+
+
 def _flagged_rows(value: ast.expr) -> bool:
-    """``raw[raw["Temp_valid"]][["DATE", "Temp_C"]]``: the rows of a table a validity flag keeps."""
+    """``raw[raw["Temp_valid"]][["DATE", "Temp_C"]]``, ``X[valid_mask].copy()``: the rows of a table a validity flag
+    keeps (a wave-95 air-quality notebook keeps the rows with a model prediction, ``X_valid = X[valid_mask].copy()``,
+    then splits them into training and test parts)."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _SAME_ROWS:
+        value = value.func.value
     while isinstance(value, ast.Subscript):
         if _validity_flag(value.slice):
             return True

@@ -100,6 +100,7 @@ from faultlib.detect.data.leakage.attrtables import AttributeTables
 from faultlib.detect.data.leakage.forwardgrids import ForwardGrids
 from faultlib.detect.data.leakage.keyedcalls import KeyedCalls
 from faultlib.detect.data.leakage.earlystop import EarlyStops
+from faultlib.detect.data.leakage.kerastuners import KerasTunerSearches
 from faultlib.detect.data.leakage.evalsets import EvalSets
 from faultlib.detect.data.leakage.boostercv import BoosterCV
 from faultlib.detect.data.leakage.encodingfolds import EncodingFolds
@@ -214,7 +215,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                SizeCalls, CountKeys, PandasBootstraps, MemberParts, PolarsRows, LabelGaps, PartFlags, FreshArrays, FittedSlots, LoopKeyedDicts, TestTrainedModels,
                FreshTables,
                LabelFills,
-               FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
+               FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, KerasTunerSearches, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, GroupItems, ColumnItems,
                ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
