@@ -152,3 +152,51 @@ def test_an_undescribed_package_with_the_same_shape_is_followed_and_silent(tmp_p
     renamed = {k.replace("deepsparse", "sparsekit"): v.replace("deepsparse", "sparsekit")
                for k, v in _OWN_PIPELINE.items()}
     assert flagged_package(tmp_path, renamed) == set()
+
+
+_RENDER_POOL = """
+    import asyncio
+    from concurrent.futures import ProcessPoolExecutor
+    from dataclasses import dataclass, field
+
+    from fastapi import FastAPI
+
+    app = FastAPI()
+
+
+    def render(page):
+        return page * 2
+
+
+    @dataclass
+    class Renders:
+        pool: ProcessPoolExecutor
+        pending: list = field(default_factory=list)
+
+
+    def queue_renders(renders, pages):
+        for page in pages:
+            handle = renders.pool.submit(render, page)
+            {keep}
+
+
+    @app.post("/render")
+    async def render_all(pages: list):
+        renders = Renders(ProcessPoolExecutor(max_workers=2))
+        queue_renders(renders, pages)
+        try:
+            if renders.pending:
+                await asyncio.gather(*(asyncio.wrap_future(h) for h in renders.pending), return_exceptions=True)
+        finally:
+            renders.pool.shutdown(wait=True)
+"""
+
+
+def test_a_pool_shut_down_after_gathering_every_future_kept_elsewhere_is_silent(tmp_path):
+    found = flagged(tmp_path, _RENDER_POOL.replace("{keep}", "renders.pending.append(handle)"))
+    assert not any("shutdown" in line for _, line in found)
+
+
+def test_a_pool_shut_down_with_a_future_not_kept_is_found(tmp_path):
+    found = flagged(tmp_path, _RENDER_POOL.replace("{keep}", "print(handle)"))
+    assert ("blocking_task", "renders.pool.shutdown(wait=True)") in found
