@@ -34,17 +34,24 @@ def untyped(annotation: ast.expr | None) -> bool:
     return name == "Any"
 
 
-def caller_type(index, func: Func, name: str) -> Klass | None:
+def caller_type(index, func: Func, name: str, accept=None):
     """The one class of the analysed files every call site of ``func`` passes for its parameter ``name``, or None
-    (memoised per function and name; a cycle through the call sites answers None)."""
+    (memoised per function and name; a cycle through the call sites answers None). ``accept``: another test of the
+    callers' type than being a class of the files (a library type: :mod:`~faultlib.detect.serving.blocking.
+    lazy_generators`), memoised apart."""
     table = func.__dict__.setdefault("_faultlib_caller_types", {})
-    if name not in table:
-        table[name] = None
-        table[name] = _compute(index, func, name)
-    return table[name]
+    key = name if accept is None else (name, accept)  # accept: a module-level function (index, type) -> bool
+    if key not in table:
+        table[key] = None
+        table[key] = _compute(index, func, name, accept or _own_class)
+    return table[key]
 
 
-def _compute(index, func: Func, name: str) -> Klass | None:
+def _own_class(index, typed) -> bool:
+    return isinstance(typed, Klass)
+
+
+def _compute(index, func: Func, name: str, accept) -> Klass | None:
     args = func.node.args
     if args.vararg is not None and args.vararg.arg == name or args.kwarg is not None and args.kwarg.arg == name:
         return None
@@ -74,7 +81,7 @@ def _compute(index, func: Func, name: str) -> Klass | None:
         if value is None or isinstance(value, ast.Constant) and value.value is None:
             continue
         typed = index.type_of(value, caller)
-        if not isinstance(typed, Klass) or found is not None and typed is not found:
+        if not accept(index, typed) or found is not None and typed != found:
             return None
         found = typed
     return found

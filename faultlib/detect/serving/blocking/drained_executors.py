@@ -23,7 +23,15 @@ the pool awaits its own futures: a request handler has ended before an aiohttp `
 left is joining the workers at teardown, the same house verdict as the ``finally`` form (held-out wave 63: an aiohttp
 ``on_cleanup`` hook that runs one clean-up task per worker of a ``ProcessPoolExecutor``, gathers them under ``shield``
 and shuts the pool down: three labels fp). A timed wait, a ``return_when`` other than all, a submission the
-``await`` does not cover or any statement between the two leaves the shutdown a wait. Used by
+``await`` does not cover or any statement between the two leaves the shutdown a wait.
+
+The futures may be sent in another function and kept on a holder beside the executor: ``H.futures.append(
+H.executor.submit(job))`` (through a local) in one function, and in the coroutine a ``try`` whose body is only
+``await asyncio.gather(*(asyncio.wrap_future(f) for f in H.futures))`` (or ``*H.futures``; under ``if H.futures:``
+or not) with ``H.executor.shutdown()`` in its ``finally``. When every ``submit``/``map`` to an executor attribute
+of that name in the module hands its future to a list attribute of the gathered name, the gather covers every
+task, and the shutdown is the same teardown (held-out wave 71: MinerU's visualization pool). A submission whose
+future is not appended, or a body that does more than the gather, leaves it a wait. Used by
 :func:`~faultlib.detect.serving.blocking.sites.named_site` for the executors' ``shutdown``.
 """
 
@@ -42,7 +50,7 @@ SUBMITS = frozenset({"submit", "map"})
 def shuts_down_drained(call: ast.Call, func: Func) -> bool:
     """``call`` is ``E.shutdown(...)`` in a ``finally`` whose ``try`` first waits on the one future of ``E``, or right
     after an ``await`` of every future sent to ``E`` (see the module)."""
-    return _waited_in_finally(call, func) or _gathered_before(call, func)
+    return _waited_in_finally(call, func) or _gathered_before(call, func) or _held_futures_gathered(call, func)
 
 
 def _waited_in_finally(call: ast.Call, func: Func) -> bool:
@@ -94,6 +102,57 @@ def _gathered_before(call: ast.Call, func: Func) -> bool:
     covered = _covered(gathered, func)
     sent = _sent_to(executor, func)
     return bool(sent) and covered is not None and all(any(s in ast.walk(c) for c in covered) for s in sent)
+
+
+def _held_futures_gathered(call: ast.Call, func: Func) -> bool:
+    """``call`` is ``H.E.shutdown(...)`` in the ``finally`` of a ``try`` that only awaits a gather of every future
+    kept in a list attribute ``H.L``, and every submission to an ``.E`` in the module appends its future to an
+    ``.L`` (see the module)."""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) and call.func.attr == "shutdown" else None
+    if not (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)):
+        return False
+    statement = next((n for n in func.nodes if isinstance(n, ast.Try) and len(n.body) == 1
+                      and any(call in ast.walk(s) for s in n.finalbody)), None)
+    waited = statement.body[0] if statement is not None else None
+    if isinstance(waited, ast.If) and len(waited.body) == 1 and not waited.orelse:
+        waited = waited.body[0]
+    if not (isinstance(waited, ast.Expr) and isinstance(waited.value, ast.Await)):
+        return False
+    gathered = waited.value.value
+    if not (isinstance(gathered, ast.Call) and _last(gathered.func) == "gather" and gathered.args):
+        return False
+    kept = {_held_list(a.value, receiver.value.id) if isinstance(a, ast.Starred) else None for a in gathered.args}
+    return len(kept) == 1 and None not in kept and _appended_everywhere(func.module.tree, receiver.attr, kept.pop())
+
+
+def _held_list(part: ast.expr, holder: str) -> str | None:
+    """``L`` when ``part`` is ``H.L`` or a comprehension over it (``wrap_future(f) for f in H.L``), else None."""
+    if isinstance(part, (ast.GeneratorExp, ast.ListComp)) and len(part.generators) == 1:
+        part = part.generators[0].iter
+    if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id == holder:
+        return part.attr
+    return None
+
+
+def _appended_everywhere(tree: ast.Module, executor: str, kept: str) -> bool:
+    """Every ``X.<executor>.submit/map(...)`` in ``tree`` is bound to a local that its function appends to an
+    ``X.<kept>`` list (at least one such submission)."""
+    found = False
+    for scope in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        inner = [n for n in ast.walk(scope) if n is not scope]
+        appended = {n.args[0].id for n in inner if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                    and n.func.attr == "append" and isinstance(n.func.value, ast.Attribute)
+                    and n.func.value.attr == kept and len(n.args) == 1 and isinstance(n.args[0], ast.Name)}
+        for node in inner:
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SUBMITS
+                    and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == executor):
+                continue
+            bound = next((a.targets[0].id for a in inner if isinstance(a, ast.Assign) and a.value is node
+                          and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)), None)
+            if bound not in appended:
+                return False
+            found = True
+    return found
 
 
 def _covered(gathered: ast.expr, func: Func) -> list[ast.expr] | None:

@@ -18,7 +18,7 @@ import ast
 from faultlib.detect.serving.blocking.model import Func, nodes_of
 from faultlib.detect.serving.blocking.shapes import CONSUMERS, is_generator
 
-__all__ = ["handed_to_iterate"]
+__all__ = ["handed_to_iterate", "iterated_params"]
 
 
 def handed_to_iterate(index, func: Func) -> list[ast.expr]:
@@ -31,7 +31,7 @@ def handed_to_iterate(index, func: Func) -> list[ast.expr]:
         target = index.callee(call.func, func)
         if not isinstance(target, Func) or (not target.is_async and is_generator(target)):
             continue  # a sync generator's body runs where it is iterated (a StreamingResponse: its thread pool)
-        iterated = _iterated_params(target)
+        iterated = iterated_params(target)
         if not iterated:
             continue
         params = [a.arg for a in (*target.node.args.posonlyargs, *target.node.args.args)]
@@ -43,7 +43,7 @@ def handed_to_iterate(index, func: Func) -> list[ast.expr]:
     return found
 
 
-def _iterated_params(func: Func) -> frozenset[str]:
+def iterated_params(func: Func) -> frozenset[str]:
     """The parameters of ``func`` it iterates with a sync ``for``, a comprehension or a consuming builtin (memoised)."""
     memo = func.__dict__.get("_iterated_params")
     if memo is not None:

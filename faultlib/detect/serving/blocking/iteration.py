@@ -42,6 +42,8 @@ def waiting_iterations(func: Func, index) -> list[Site]:
             continue
         if not isinstance(iterated, (ast.Name, ast.Attribute, ast.Call)):
             continue
+        if isinstance(iterated, ast.Call) and _own_generator(index, iterated, func):
+            continue  # for x in chunks(): the generator's own body is followed, and its waits are found there
         owner = index.type_of(iterated, func)  # a value (streamer, self.streamer), or a call's (as_completed(fs))
         kind = index.vocab.family_kind(owner, "__next__") if isinstance(owner, str) else None
         if kind is not None:
@@ -101,3 +103,10 @@ def offloaded_generators(index, call: ast.Call, func: Func) -> list[Func]:
         if iterated is waited or (isinstance(iterated, ast.Name) and iterated.id in names):
             return [target]
     return []
+
+
+def _own_generator(index, call: ast.Call, func: Func) -> bool:
+    """``call`` makes a generator of the analysed files (whose items may have a lazy type it forwards:
+    :mod:`~faultlib.detect.serving.blocking.lazy_generators`)."""
+    target = index.callee(call.func, func)
+    return isinstance(target, Func) and is_generator(target)

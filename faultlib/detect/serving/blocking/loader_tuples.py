@@ -16,7 +16,9 @@ multiprocessing https://docs.python.org/3/library/multiprocessing.html#multiproc
 of ``Connection`` objects (a context's ``Pipe`` the same); matplotlib
 https://matplotlib.org/stable/api/_as_gen/matplotlib.pyplot.subplots.html: ``fig, ax = plt.subplots()`` returns the
 ``Figure`` first (the second item is one ``Axes`` or an array of them: not typed; held-out wave 67, a Slack bot's chart
-saved with ``fig.savefig``).
+saved with ``fig.savefig``); faster-whisper https://github.com/SYSTRAN/faster-whisper#usage: ``segments, info =
+model.transcribe(audio)`` (the batched pipeline's the same) with ``segments`` a generator that transcribes while it is
+iterated (:data:`~faultlib.detect.serving.blocking.libraries.speech.SEGMENTS`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ LOADER_TUPLES: dict[str, tuple[str | None, ...]] = {
     "librosa.load": _AUDIO,
     **{f"{ctx}.Pipe": _PIPE for ctx in ("multiprocessing", "multiprocessing.context.BaseContext")},
     "matplotlib.pyplot.subplots": ("matplotlib.figure.Figure", None),
+    **{f"faster_whisper.{c}.transcribe": ("faster_whisper.transcribe.Segments", None)
+       for c in ("WhisperModel", "BatchedInferencePipeline", "transcribe.WhisperModel",
+                 "transcribe.BatchedInferencePipeline")},
 }
 
 

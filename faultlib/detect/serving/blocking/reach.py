@@ -51,6 +51,7 @@ from faultlib.detect.serving.blocking.subclass_bindings import subclass_bound_si
 from faultlib.detect.serving.blocking.sync_fallbacks import fallback_hooks, store_fallback
 from faultlib.detect.serving.blocking.unbuilt_classes import built_overrides
 from faultlib.detect.serving.blocking.template_namespaces import template_functions
+from faultlib.detect.serving.blocking.own_libraries import described_call
 
 MAX_CHAIN = 64          # sync calls followed from one entry; a longer chain makes the report incomplete
 MAX_OPERATIONS = 300_000  # calls examined in all; past it the report says complete: false
@@ -284,7 +285,8 @@ class Reachability(BodyCalls):
             if parsed is not None:
                 return Site("blocking_cpu", parsed, func, call)
         if isinstance(target, (Func, Klass)):
-            return None
+            # a method of a described library's own class (a class called here is constructed: not its __call__)
+            return described_call(index, call, func, target) if isinstance(target, Func) else None
         site = self._typed(call, func, inference, target)
         if site is None and target is None:
             site = any_of_site(index, call, func)
@@ -306,7 +308,7 @@ class Reachability(BodyCalls):
         if isinstance(instance, Klass):
             if index.method(instance, "__call__") is None and index.subclass_of(instance, vocab.is_torch_module):
                 return Site("blocking_cpu", f"{instance.qualname} forward (a torch.nn.Module)", func, call)
-            return None
+            return described_call(index, call, func, instance)  # a described library's own class, called
         shape = _openai_shape(call.func, func, index)
         if shape is not None:
             return Site("blocking_http", shape, func, call)

@@ -68,20 +68,16 @@ _CLIENTS = {  # sync clients with sub-clients (`client.chat.completions.create`)
     ("together.Together",): "https://github.com/togethercomputer/together-python#async-usage",
     ("fireworks.client.Fireworks",): "https://docs.fireworks.ai/tools-sdks/python-client/sdk-reference",
     ("cohere.Client", "cohere.ClientV2"): "https://github.com/cohere-ai/cohere-python#async-client",
-    ("google.genai.Client",): "https://googleapis.github.io/python-genai/#async (client.aio is the twin)",
     ("twilio.rest.Client",): "https://www.twilio.com/docs/libraries/reference/twilio-python/#asynchronous-api-requests",
 }
 DATA_RESPONSES = frozenset({"groq.Groq", "mistralai.Mistral", "together.Together", "fireworks.client.Fireworks",
-                            "cohere.Client", "google.genai.Client"})
+                            "cohere.Client"})
 """The clients of :data:`_CLIENTS` whose sub-clients are attributes only (``client.chat.completions``,
 ``client.models``) and whose methods return the response, data (a pydantic model, ``.model_dump()`` a dict):
 ``response.model_dump().get("choices")`` is a lookup, no request (held-out wave 72's kind: values taken from a response
-kept typed as the client). Twilio stays a client of requests built by calls (``client.messages(sid).fetch()``); the
-one google-genai method that returns a client, ``chats.create``, is typed by :data:`GENAI_CHATS`."""
-GENAI_CHAT = "google.genai.chats.Chat"
-GENAI_CHATS = {f"google.genai.Client.{n}.create": GENAI_CHAT for n in ("chats",)}
-"""``client.chats.create(model=...)`` makes a local chat session (no request) whose ``send_message`` and
-``send_message_stream`` each send one (https://googleapis.github.io/python-genai/#chats)."""
+kept typed as the client). Twilio stays a client of requests built by calls (``client.messages(sid).fetch()``);
+google-genai's client, whose namespaces differ in what their methods do, is
+:mod:`~faultlib.detect.serving.blocking.libraries.genai`."""
 
 SLACK_WEB_CLIENTS = ("slack_sdk.WebClient", "slack_sdk.web.WebClient", "slack_sdk.web.client.WebClient",
                      "slack.WebClient", "slack.web.client.WebClient")
@@ -262,9 +258,6 @@ SDKS = Vocabulary(
                "https://gtts.readthedocs.io/en/latest/module.html (requests Google Translate's TTS API)"),
         *(Family(types, _CLIENT_METHODS, source, resources=True, data_actions=types[0] in DATA_RESPONSES)
           for types, source in _CLIENTS.items()),
-        Family((GENAI_CHAT,), {"send_message": H, "send_message_stream": H},
-               "https://googleapis.github.io/python-genai/#chats (each message is one request; client.aio.chats "
-               "the twin)"),
         Family(SLACK_WEB_CLIENTS, _ALL_HTTP, "https://tools.slack.dev/python-slack-sdk/web/ (every WebClient method "
                "is one Web API request returning a SlackResponse; AsyncWebClient is the twin)"),
         _pkg("stripe", "https://docs.stripe.com/api?lang=python (every resource call is an HTTPS request; the "
@@ -391,7 +384,6 @@ SDKS = Vocabulary(
                                                         "dataset's Arrow files)"),
     },
     returns={
-        **GENAI_CHATS,
         "gradio_client.Client": "gradio_client.Client", "chromadb.PersistentClient": "chromadb.PersistentClient",
         "whisper.load_model": "whisper.model.Whisper", "faster_whisper.WhisperModel": "faster_whisper.WhisperModel",
         "faiss.read_index": "faiss.Index", "mem0.Memory.from_config": "mem0.Memory", "mem0.Memory": "mem0.Memory",

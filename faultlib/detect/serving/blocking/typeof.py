@@ -21,6 +21,7 @@ from faultlib.detect.serving.blocking.offload_results import offloaded_result, s
 from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPONSE
 from faultlib.detect.serving.blocking.library_objects import library_object
 from faultlib.detect.serving.blocking.listed_elements import listed_element
+from faultlib.detect.serving.blocking.lazy_generators import forwarded_type
 from faultlib.detect.serving.blocking.made_handles import made_type
 from faultlib.detect.serving.blocking.module_annotations import module_annotated
 from faultlib.detect.serving.blocking.context_vars import GETTERS as CONTEXT_GETTERS, context_value
@@ -31,7 +32,7 @@ from faultlib.detect.serving.blocking.package_handles import returned_handle
 from faultlib.detect.serving.blocking.returned_modules import returned_module
 from faultlib.detect.serving.blocking.repositories import repository_result
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
-from faultlib.detect.serving.blocking.shapes import is_property
+from faultlib.detect.serving.blocking.shapes import is_generator, is_property
 from faultlib.detect.serving.blocking.signal_hooks import signal_application
 from faultlib.detect.serving.blocking.textual_apps import QUERIES, queried_type
 from faultlib.detect.serving.blocking.tornado_settings import settings_value
@@ -372,6 +373,9 @@ class TypeOf:
             found = func.cls
         if found is not None or depth > MAX_RESOLVE_DEPTH:
             return found
+        forwarded = forwarded_type(self, func, depth) if is_generator(func) else None
+        if forwarded is not None:  # for s in segments: yield s -- the lazy iterable it forwards
+            return forwarded
         memory = None
         for node in func.nodes:
             if isinstance(node, ast.Return) and node.value is not None:

