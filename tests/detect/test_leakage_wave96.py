@@ -97,3 +97,41 @@ def test_each_objective_of_a_shadowed_name_scored_on_test_rows_is_tuned_on_test(
 def test_objectives_of_a_shadowed_name_scored_on_validation_rows_are_silent(tmp_path):
     path = write(tmp_path, "tune_two.py", SHADOWED.format(held="val"))
     assert not [a for a in alarms(path) if a[0] == "tuned_on_test"]
+
+
+# ---------------------------------------------------------------- a selector of a module the notebook does not ship
+
+SELECTOR = """\
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+    from sklearn.svm import LinearSVC
+    from fast_select import CorrelationFilter
+
+    flows = pd.read_csv('flows.csv')
+    target = flows['Label'].values
+    feats = flows.drop(columns=['Label']).values
+    {before}
+    X_tr, X_te, y_tr, y_te = train_test_split(feats, target, test_size=0.3, random_state=1)
+    {after}
+    svm = LinearSVC().fit(X_tr, y_tr)
+    print(svm.score(X_te, y_te))
+"""
+
+
+def test_unseen_selector_fitted_with_labels_before_the_split_is_fit_before_split(tmp_path):
+    path = write(tmp_path, "select.py", SELECTOR.format(
+        before="feats = CorrelationFilter(keep=12).fit_transform(feats, target)", after=""))
+    assert ("fit_before_split", line_of(path, "CorrelationFilter(keep=12)")) in alarms(path)
+
+
+def test_unseen_selector_fitted_on_the_training_part_is_silent(tmp_path):
+    path = write(tmp_path, "select.py", SELECTOR.format(
+        before="", after="chooser = CorrelationFilter(keep=12)\n"
+                         "    X_tr = chooser.fit_transform(X_tr, y_tr)\n    X_te = chooser.transform(X_te)"))
+    assert alarms(path) == []
+
+
+def test_unseen_object_given_rows_alone_stays_unknown(tmp_path):
+    path = write(tmp_path, "select.py", SELECTOR.format(
+        before="feats = CorrelationFilter(keep=12).fit_transform(feats)", after=""))
+    assert alarms(path) == []
