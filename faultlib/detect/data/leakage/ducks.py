@@ -14,12 +14,6 @@ A transformer is fitted with labels too (a selector, a target encoder): an insta
 the script binds to ``C(...)`` is looked at, and one that transforms makes ``C`` no model. A class the analysis
 knows (its own vocabulary, a class defined in the file) keeps its known meaning.
 
-A supervised selector is known by use the same way (scikit-learn's glossary, ``fit_transform(X, y)``: fit to the
-rows and labels, then transform them): an instance of an unseen class whose ``fit_transform`` is given rows and
-labels (``FCBFK(k=20).fit_transform(X, y)``, a feature selector of a module the notebook does not ship) and that
-never predicts is a supervised transformer: its fit is a preprocessing fit that read the labels, so one on the rows
-a later split holds out is ``fit_before_split``. Without labels it stays unknown (a tokenizer, a custom cleaner).
-
 Beside :mod:`.byuse`, which decides classes of a KNOWN estimator library the table lacks while the script runs
 (a model until it transforms): here the class resolves to nothing the analysis knows, so nothing says it is an
 estimator at all, and the loop rule (``choices.loop_facts``) needs the answer before the script is interpreted;
@@ -77,38 +71,6 @@ def _scoped_nodes(tree: ast.Module):
         stack.extend((child, inner) for child in children(node))  # ast.iter_child_nodes' list, at less cost
 
 
-def duck_selectors(tree: ast.Module) -> frozenset[str]:
-    """The callee texts (``FCBFK``) whose instances the script calls ``fit_transform`` on with rows and labels and
-    never predicts with (see the module docstring); a function or class the file defines is read, not guessed."""
-    return tree_fact(tree, _duck_selectors)
-
-
-def _duck_selectors(tree: ast.Module) -> frozenset[str]:
-    defined = {n.name for n in walk_once(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    nodes = list(_scoped_nodes(tree))
-    made: dict[tuple[int, str], set[str]] = {}
-    for scope, n in nodes:
-        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and _callee(n.value):
-            for t in n.targets:
-                if isinstance(t, ast.Name):
-                    made.setdefault((id(scope), t.id), set()).add(_callee(n.value))  # type: ignore[arg-type]
-    selects: set[tuple[int, str]] = set()
-    predicts: set[tuple[int, str]] = set()
-    for scope, n in nodes:
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "fit_transform" and \
-                isinstance(n.func.value, ast.Call) and _callee(n.func.value) and _labelled_fit(n):
-            chain = (id(n), f"<chain {_callee(n.func.value)}>")  # C(k=20).fit_transform(X, y)
-            made[chain] = {_callee(n.func.value)}  # type: ignore[set-item]
-            selects.add(chain)
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name):
-            var = (id(scope), n.func.value.id)
-            if n.func.attr == "fit_transform" and _labelled_fit(n):
-                selects.add(var)
-            elif n.func.attr in _PREDICTS:
-                predicts.add(var)
-    return frozenset(c for var in selects - predicts for c in made.get(var, ()) if c.split(".", 1)[0] not in defined)
-
-
 def duck_models(tree: ast.Module) -> frozenset[str]:
     """The callee texts (``Pegasos``, ``models.Pegasos``) whose instances the script fits with labels and then
     predicts with or scores, and never transforms with (see the module docstring). A function or class the file
@@ -155,22 +117,18 @@ def _duck_models(tree: ast.Module) -> frozenset[str]:
 
 class DuckModels:
     """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`: ``C(...)`` of an unknown class ``C`` in
-    :func:`duck_models` is a supervised model, in :func:`duck_selectors` a supervised transformer (needs ``tree``,
-    ``_expr`` and ``_args``)."""
+    :func:`duck_models` is a supervised model (needs ``tree``, ``_expr`` and ``_args``)."""
 
     def _call(self, node: ast.Call, frame: Any) -> Any:
         if not hasattr(self, "_ducks"):
             self._ducks = duck_models(self.tree)
-            self._duck_selectors = duck_selectors(self.tree)
-        callee = _callee(node) if self._ducks or self._duck_selectors else None
-        if callee is not None and (callee in self._ducks or callee in self._duck_selectors):
+        callee = _callee(node) if self._ducks else None
+        if callee in self._ducks:
             func = self._expr(node.func, frame)
             if isinstance(func, Ref) and not _known(func):
                 self._args(node, frame)  # what the constructor reads is still evaluated (a data argument reaches)
-                if callee in self._ducks:
-                    return Est(func.last, "model", supervised=True)
-                return Est(func.last, "transformer", preprocessing=True, supervised=True)
+                return Est(func.last, "model", supervised=True)
         return super()._call(node, frame)  # type: ignore[misc]
 
 
-__all__ = ["DuckModels", "duck_models", "duck_selectors"]
+__all__ = ["DuckModels", "duck_models"]
