@@ -124,7 +124,7 @@ class Interpreter(SemanticHooks):
         self.stopped: str | None = None
         self._stack: list[int] = []
         self._executed: set[int] = set()
-        self._handed: list[Func] = []  # functions handed to a call the interpreter does not follow (_handed_on)
+        self._unfollowed_funcs: list[Func] = []  # handed to a call the interpreter does not follow (_handed_on)
         self._ops = 0
 
     # ------------------------------------------------------------------ driver
@@ -137,7 +137,7 @@ class Interpreter(SemanticHooks):
                 for func in functions_of(value):
                     if id(func.node) not in self._executed:
                         self._call_opaque(func)
-            for func in self._handed:  # a callback the module never calls itself, shadowed or nested
+            for func in self._unfollowed_funcs:  # a callback the module never calls itself, shadowed or nested
                 if id(func.node) not in self._executed:
                     self._call_opaque(func)
         except Budget:
@@ -542,7 +542,8 @@ class Interpreter(SemanticHooks):
         each handed to its own ``fmin``) and a def nested in a function (``main()`` defining the objective over its
         own ``X_test``). :meth:`interpret` runs those still unexecuted at the end, on opaque arguments, the
         enclosing call's names in their closure."""
-        self._handed.extend(v for v in [*args, *kwargs.values()] if isinstance(v, Func) and v not in self._handed)
+        self._unfollowed_funcs.extend(v for v in [*args, *kwargs.values()]
+                                      if isinstance(v, Func) and v not in self._unfollowed_funcs)
 
     def _invoke(self, func: Func, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
         key = id(func.node)
