@@ -124,6 +124,7 @@ class Interpreter(SemanticHooks):
         self.stopped: str | None = None
         self._stack: list[int] = []
         self._executed: set[int] = set()
+        self._unfollowed_funcs: list[Func] = []  # handed to a call the interpreter does not follow (_handed_on)
         self._ops = 0
 
     # ------------------------------------------------------------------ driver
@@ -136,6 +137,9 @@ class Interpreter(SemanticHooks):
                 for func in functions_of(value):
                     if id(func.node) not in self._executed:
                         self._call_opaque(func)
+            for func in self._unfollowed_funcs:  # a callback the module never calls itself, shadowed or nested
+                if id(func.node) not in self._executed:
+                    self._call_opaque(func)
         except Budget:
             self._incomplete(f"operation budget of {MAX_OPERATIONS} exhausted")
         except Return:
@@ -526,9 +530,20 @@ class Interpreter(SemanticHooks):
                 return self._invoke(method, [*first, *args], kwargs, line)
             # a library object's method, or one a user class inherits from a library base (nn.Module.state_dict)
             return self._method_value(func.receiver, func.name, args, kwargs, node, frame)
+        self._handed_on(args, kwargs)
         if isinstance(func, Ref):
             return self._library(func, args, kwargs, node, frame)
         return self._call_value(func, args, kwargs, node)
+
+    def _handed_on(self, args: list[Any], kwargs: dict[str, Any]) -> None:
+        """Keep the functions handed to a call the interpreter does not follow (a library's ``fmin(fn=objective)``,
+        ``study.optimize(objective)``): the library calls them, so their bodies run. The module-level names alone
+        miss two of them: a def a later def of the same name shadows (a notebook's ``def objective`` per model,
+        each handed to its own ``fmin``) and a def nested in a function (``main()`` defining the objective over its
+        own ``X_test``). :meth:`interpret` runs those still unexecuted at the end, on opaque arguments, the
+        enclosing call's names in their closure."""
+        self._unfollowed_funcs.extend(v for v in [*args, *kwargs.values()]
+                                      if isinstance(v, Func) and v not in self._unfollowed_funcs)
 
     def _invoke(self, func: Func, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
         key = id(func.node)
