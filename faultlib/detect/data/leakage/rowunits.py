@@ -37,6 +37,7 @@ import re
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.foldbodies import enclosing_function
 from faultlib.detect.data.leakage.reportedlines import split_findings
 from faultlib.findings import Finding
 from faultlib.pyflow.walk import walk_once
@@ -137,16 +138,6 @@ def _bound(tree: ast.AST, helper: ast.AST | None = None) -> list[tuple[set[str],
     return out
 
 
-def _enclosing(tree: ast.AST, node: ast.AST) -> ast.AST | None:
-    """The innermost function whose body holds ``node``."""
-    found = None
-    for f in walk_once(tree):
-        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(n is node for n in ast.walk(f)):
-            if found is None or f.lineno > found.lineno:
-                found = f
-    return found
-
-
 def _reads(node: ast.AST, names: set[str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
@@ -202,7 +193,7 @@ def row_unit_splits(tree: ast.Module) -> list[tuple[int, str, str]]:
         until = splits[i + 1].lineno if i + 1 < len(splits) else max(
             (getattr(n, "lineno", 0) for n in walk_once(tree)), default=node.lineno) + 1
         held, lines = set(_held_out_targets(node, call)), range(node.lineno, until)
-        if held and _used(tree, _derived(tree, held, lines, _enclosing(tree, node)), lines):
+        if held and _used(tree, _derived(tree, held, lines, enclosing_function(tree, node.lineno)), lines):
             out.append((call.lineno, entities[0], units[0]))
     return sorted(set(out))
 
