@@ -10,33 +10,17 @@ from pathlib import Path
 
 from faultlib.detect.data.leakage import analyze_file
 from tests.detect.test_leakage_fix84 import _write
+from tests.detect.test_leakage_wave91 import PIPELINE
 
-#: fit on every row and save; load, score on the same rows (line 7); scale new rows by a mean over both (line 11)
-PROJECT = {
-    "fit_model.py": """\
-        import joblib
-        import pandas as pd
-        from sklearn.ensemble import GradientBoostingClassifier
-
-        claims = pd.read_csv('data/claims_clean.csv')
-        booster = GradientBoostingClassifier().fit(claims[['amount', 'age']], claims['fraud'])
-        joblib.dump(booster, 'models/booster.joblib')
-    """,
-    "report.py": """\
-        import joblib
-        import pandas as pd
-        from sklearn.metrics import classification_report
-
-        claims = pd.read_csv('data/claims_clean.csv')
-        booster = joblib.load('models/booster.joblib')
-        flagged = booster.predict(claims[['amount', 'age']])
-        print(classification_report(claims['fraud'], flagged))
+#: wave 91's project (fit on every row and save; load and score on the same rows, line 7), and new rows of another
+#: table scaled by a mean over both tables (line 11)
+PROJECT = {**{k: v.replace("{rows}", "") for k, v in PIPELINE.items()},
+           "report.py": PIPELINE["report.py"].rstrip(" ") + """\
         fresh = pd.read_csv('data/claims_test.csv')
         both = pd.concat([claims, fresh])
         fresh['amount'] = (fresh['amount'] - both['amount'].mean()) / both['amount'].std()
         print(booster.predict(fresh[['amount', 'age']]))
-    """,
-}
+    """}
 
 
 def _lines(root: Path, entry: str) -> list[tuple[str, int]]:
