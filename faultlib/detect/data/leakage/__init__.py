@@ -123,7 +123,7 @@ def analyze_file(path: str, *, alone: bool = False):
             _hand_on(path, members, report, smap)
             _note_resubstitution(path, report)
             _note_search_handoff(path, report)
-            return report, smap
+            return _in_order(report, smap), smap
         source, smap = kedro if kedro is not None else ("\n".join(clean_lines(source.split("\n"))), smap)
     elif Path(path).is_dir() and not Path(path).is_symlink():
         raise InputError("is a directory: check leakage reads one script or notebook at a time; pass a .py or .ipynb "
@@ -146,16 +146,28 @@ def analyze_file(path: str, *, alone: bool = False):
             _note_search_handoff(path, report)
     if not alone:  # a notebook hands its rows on too (nbfiles.py)
         _hand_on(path, [Path(path)], report, smap)
-    return report, smap
+    return _in_order(report, smap), smap
 
 
 def _hand_on(path: str, members: list, report, smap) -> None:
-    """The leaks that show only in the scripts reading what ``path`` writes (:mod:`.repofiles`), in line order."""
+    """The leaks that show only in the scripts reading what ``path`` writes (:mod:`.repofiles`)."""
     from faultlib.detect.data.leakage.repofiles import handed_on
 
-    if handed_on(path, members, report, analyze_session):
-        report.findings.sort(key=lambda f: (smap.order(f.location.get("file")), f.location.get("index", 0),
-                                            f.location.get("line", 0), f.kind))
+    handed_on(path, members, report, analyze_session)
+
+
+def _in_order(report, smap):
+    """``report`` with its findings in (file, cell, line, kind) order, the order :func:`analyze_source` gives: the
+    passes that read other scripts (:func:`_hand_on`, :func:`_note_resubstitution`, :func:`_note_search_handoff`)
+    append theirs after the program's own (a stable sort: findings of one line keep their order)."""
+    report.findings.sort(key=_finding_order(smap))
+    return report
+
+
+def _finding_order(smap):
+    """The sort key of a finding in ``smap``'s program: its file's place, cell, line and kind."""
+    return lambda f: (smap.order(f.location.get("file")), f.location.get("index", 0), f.location.get("line", 0),
+                      f.kind)
 
 
 def _note_resubstitution(path: str, report) -> None:
@@ -367,8 +379,7 @@ def analyze_source(source: str, smap, *, repo=None, preferred_read=None, handed_
         report.findings.append(analysis_incomplete("leakage", f"the analysis {report.stopped}; later code was not "
                                                    "analysed", {"file": smap.file}))
     report.complete = report.complete and not smap.unfollowed
-    report.findings.sort(key=lambda f: (smap.order(f.location.get("file")), f.location.get("index", 0),
-                                        f.location.get("line", 0), f.kind))
+    report.findings.sort(key=_finding_order(smap))
     return report
 
 

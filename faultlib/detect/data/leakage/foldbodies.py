@@ -27,17 +27,18 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.pyflow.walk import walk_once
+from faultlib.pyflow.walk import nodes_of
 
-__all__ = ["fold_body"]
+__all__ = ["enclosing_function", "fold_body"]
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _enclosing(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The innermost function whose body spans ``line``."""
+def enclosing_function(tree: ast.AST, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function whose body spans ``line`` (``None`` at module level)."""
     best = None
-    for node in walk_once(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (
-                node.end_lineno or node.lineno):
+    for node in nodes_of(tree, _FUNCTIONS):
+        if node.lineno <= line <= (node.end_lineno or node.lineno):
             if best is None or node.lineno >= best.lineno:
                 best = node
     return best
@@ -80,7 +81,7 @@ def fold_body(tree: ast.Module, call: ast.Call, train: ast.expr | None, evals: l
         parameters of the innermost enclosing function (see the module docstring); ``False`` otherwise, also for
         a call at module level.
     """
-    func = _enclosing(tree, call.lineno)
+    func = enclosing_function(tree, call.lineno)
     if func is None or train is None or not evals:
         return False
     params = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage.foldranges import counted_fold_loop
+from faultlib.detect.data.leakage.heldlabels import split_pair
 from faultlib.detect.data.leakage.targets import call_name
 from faultlib.pyflow.walk import walk_once
 
@@ -36,16 +37,6 @@ _STACKS = frozenset({"stack", "array", "asarray", "tensor", "as_tensor"})
 
 def _called(node: ast.expr) -> str | None:
     return call_name(node) if isinstance(node, ast.Call) else None
-
-
-def _split_loop(loop: ast.For) -> bool:
-    """``for tr, va in kf.split(X)`` / ``for i, (tr, va) in enumerate(kf.split(X, y))``: a splitter's folds."""
-    target, it = loop.target, loop.iter
-    if _called(it) == "enumerate" and isinstance(it, ast.Call) and it.args and isinstance(target, ast.Tuple) and \
-            len(target.elts) == 2:
-        target, it = target.elts[1], it.args[0]
-    return _called(it) == "split" and isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(
-        isinstance(e, ast.Name) for e in target.elts)
 
 
 def _inner_loop(tree: ast.Module, line: int) -> ast.For | None:
@@ -60,7 +51,10 @@ def _inner_loop(tree: ast.Module, line: int) -> ast.For | None:
 def _per_fold(tree: ast.Module, line: int) -> bool:
     """The innermost loop around ``line`` walks folds."""
     loop = _inner_loop(tree, line)
-    return loop is not None and (_split_loop(loop) or counted_fold_loop(tree, line) is not None)
+    if loop is None:
+        return False
+    pair = split_pair(loop)
+    return pair is not None and all(isinstance(e, ast.Name) for e in pair) or counted_fold_loop(tree, line) is not None
 
 
 def _stack_of(value: ast.expr, name: str) -> bool:

@@ -23,28 +23,34 @@ from faultlib.detect.data.leakage.scoreloops import test_labels
 from faultlib.detect.data.leakage.targets import validation_named
 from faultlib.pyflow.walk import walk_once
 
-__all__ = ["fold_test_rows", "gathered_labels", "held_labels", "split_test_indices"]
+__all__ = ["fold_test_rows", "gathered_labels", "held_labels", "split_pair", "split_test_indices"]
 
 #: name tokens of predictions or scores, made for the rows rather than taken from them
 _PREDICTIONS = frozenset({"pred", "preds", "prediction", "predictions", "hat", "prob", "proba", "probs", "score",
                           "scores", "yhat"})
 
 
+def split_pair(loop: ast.AST) -> list[ast.expr] | None:
+    """The two names (or targets) a loop binds to each fold of a splitter, ``[train, test]``: ``a, b`` in ``for a, b in
+    kf.split(X)``, in ``for fold, (a, b) in enumerate(tss.split(X))`` and in a comprehension's ``for`` of either
+    (scikit-learn's splitters yield ``(train, test)`` index pairs); ``None`` for any other loop."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return None
+    source, target = loop.iter, loop.target
+    if isinstance(source, ast.Call) and _call_name(source) == "enumerate" and source.args and isinstance(
+            target, ast.Tuple) and len(target.elts) == 2:
+        source, target = source.args[0], target.elts[1]
+    if isinstance(source, ast.Call) and _call_name(source) == "split" and isinstance(target, ast.Tuple) and len(
+            target.elts) == 2:
+        return target.elts
+    return None
+
+
 def split_test_indices(tree: ast.AST) -> set[str]:
     """Names a loop over a splitter binds to each fold's test indices: ``b`` in ``for a, b in kf.split(X)`` and in
-    ``for fold, (a, b) in enumerate(tss.split(X))`` (scikit-learn's splitters yield ``(train, test)`` pairs)."""
-    out: set[str] = set()
-    for loop in walk_once(tree):
-        if not isinstance(loop, (ast.For, ast.comprehension)):
-            continue
-        source, target = loop.iter, loop.target
-        if isinstance(source, ast.Call) and _call_name(source) == "enumerate" and source.args and isinstance(
-                target, ast.Tuple) and len(target.elts) == 2:
-            source, target = source.args[0], target.elts[1]
-        if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr == "split" \
-                and isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name):
-            out.add(target.elts[1].id)
-    return out
+    ``for fold, (a, b) in enumerate(tss.split(X))`` (:func:`split_pair`)."""
+    return {pair[1].id for loop in walk_once(tree) if (pair := split_pair(loop)) is not None and isinstance(
+        pair[1], ast.Name)}
 
 
 def fold_test_rows(node: ast.expr, held: frozenset[str] | set[str] = frozenset()) -> bool:

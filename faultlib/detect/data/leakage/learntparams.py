@@ -33,7 +33,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage.stackfits import (
-    Binds, StackedFit, _base, _binds, _from_model, _held_labels, _held_out, _metric, _norm, _scopes)
+    Binds, StackedFit, _binds, _from_model, _held_labels, _held_out, _metric, _norm, _scopes, selection_base)
 from faultlib.detect.data.leakage.targets import call_name
 
 __all__ = ["helper_scored_fits", "scoring_helpers"]
@@ -124,7 +124,8 @@ def helper_scored_fits(tree: ast.Module) -> list[StackedFit]:
                     isinstance(fit.func.value, ast.Name) and len(fit.args) >= 2):
                 continue
             inputs, labels = fit.args[0], fit.args[1]
-            if not (_held_labels(labels) or _held_out(inputs, binds, held)) or not isinstance(_base(labels), ast.Name):
+            if not (_held_labels(labels) or _held_out(inputs, binds, held)) or not isinstance(
+                    selection_base(labels), ast.Name):
                 continue
             model = fit.func.value.id
             for call in (c for c in calls if c.lineno >= fit.lineno):

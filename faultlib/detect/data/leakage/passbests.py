@@ -36,6 +36,8 @@ import ast
 from dataclasses import dataclass
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.scoreloops import names_in
+from faultlib.detect.data.leakage.stackfits import selection_base
 from faultlib.pyflow.walk import walk_once
 
 __all__ = ["PassBest", "kept_per_pass"]
@@ -52,13 +54,9 @@ class PassBest:
     best: str
 
 
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-
-
 def _root(node: ast.expr) -> str | None:
-    while isinstance(node, (ast.Subscript, ast.Attribute, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
+    """The name the rows handed to a call start from (``X`` of ``X.iloc[idx].values``, of ``X.fillna(0)``)."""
+    node = selection_base(node, calls=True)
     return node.id if isinstance(node, ast.Name) else None
 
 
@@ -88,13 +86,13 @@ def _scoring_calls(loop: ast.For, score: str) -> tuple[list[ast.Call], set[str]]
     while changed:
         changed = False
         for a in assigns:
-            if {t for target in a.targets for t in _names(target)} & deps:
-                fresh = _names(a.value) - deps
+            if {t for target in a.targets for t in names_in(target)} & deps:
+                fresh = names_in(a.value) - deps
                 if fresh:
                     deps |= fresh
                     changed = True
     for a in assigns:
-        if {t for target in a.targets for t in _names(target)} & deps:
+        if {t for target in a.targets for t in names_in(target)} & deps:
             calls += [c for c in ast.walk(a.value) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
                       and c.func.attr in vocab.EVALUATE and c.args]
     return calls, {r for c in calls if (r := _root(c.args[0])) is not None}

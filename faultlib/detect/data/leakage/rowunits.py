@@ -37,6 +37,7 @@ import re
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.foldbodies import enclosing_function
 from faultlib.detect.data.leakage.reportedlines import split_findings
 from faultlib.findings import Finding
 from faultlib.pyflow.walk import walk_once
@@ -121,10 +122,12 @@ def _target_names(target: ast.expr) -> set[str]:
     return {target.id} if isinstance(target, ast.Name) else set()
 
 
-def _bound(tree: ast.AST, helper: ast.AST | None = None) -> list[tuple[set[str], ast.AST, int | None]]:
-    """``(names bound, value, line)`` of every assignment, augmented assignment and for loop, and ``(name, returned
-    value, None)`` of ``helper``, the function a split sits in (its callers get the parts it returns)."""
-    out: list[tuple[set[str], ast.AST, int | None]] = []
+Bound = list[tuple[set[str], ast.AST, int | None]]
+
+
+def _bound(tree: ast.AST) -> Bound:
+    """``(names bound, value, line)`` of every assignment, augmented assignment and for loop."""
+    out: Bound = []
     for node in walk_once(tree):
         if isinstance(node, ast.Assign):
             out.append(({n for t in node.targets for n in _target_names(t)}, node.value, node.lineno))
@@ -132,30 +135,26 @@ def _bound(tree: ast.AST, helper: ast.AST | None = None) -> list[tuple[set[str],
             out.append((_target_names(node.target), node.value, node.lineno))
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             out.append((_target_names(node.target), node.iter, node.lineno))
-    if isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        out += [({helper.name}, r.value, None) for r in ast.walk(helper) if isinstance(r, ast.Return) and r.value]
     return out
 
 
-def _enclosing(tree: ast.AST, node: ast.AST) -> ast.AST | None:
-    """The innermost function whose body holds ``node``."""
-    found = None
-    for f in walk_once(tree):
-        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(n is node for n in ast.walk(f)):
-            if found is None or f.lineno > found.lineno:
-                found = f
-    return found
+def _returned(helper: ast.AST | None) -> Bound:
+    """``(name, returned value, None)`` of ``helper``, the function a split sits in (its callers get the parts it
+    returns)."""
+    if isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return [({helper.name}, r.value, None) for r in ast.walk(helper) if isinstance(r, ast.Return) and r.value]
+    return []
 
 
 def _reads(node: ast.AST, names: set[str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
-def _derived(tree: ast.AST, start: set[str], lines: range, helper: ast.AST | None) -> set[str]:
-    """``start`` and every name computed from it on ``lines`` (assignments, loops over it, the split's helper's
-    return value)."""
+def _derived(binds: Bound, start: set[str], lines: range, helper: ast.AST | None) -> set[str]:
+    """``start`` and every name computed from it on ``lines`` (assignments, loops over it: ``binds``, the program's
+    :func:`_bound`; the split's helper's return value)."""
     names = set(start)
-    bound = [(targets, value) for targets, value, line in _bound(tree, helper) if line is None or line in lines]
+    bound = [(targets, value) for targets, value, line in [*binds, *_returned(helper)] if line is None or line in lines]
     while True:
         more = {n for targets, value in bound if _reads(value, names) for n in targets
                 if not vocab.looks_like_train(n)} - names  # a helper hands both parts back: X_train is not held out
@@ -177,9 +176,10 @@ def _used(tree: ast.AST, names: set[str], lines: range) -> bool:
     return False
 
 
-def _of_entity_ids(arg: ast.expr, tree: ast.AST) -> bool:
-    """The split's rows are entity ids: the argument (or a value bound to its name) reads an entity column."""
-    values = [arg] + [value for targets, value, _ in _bound(tree) if isinstance(arg, ast.Name) and arg.id in targets]
+def _of_entity_ids(arg: ast.expr, binds: Bound) -> bool:
+    """The split's rows are entity ids: the argument (or a value bound to its name: ``binds``, :func:`_bound`) reads
+    an entity column."""
+    values = [arg] + [value for targets, value, _ in binds if isinstance(arg, ast.Name) and arg.id in targets]
     return any(isinstance(c, ast.Constant) and isinstance(c.value, str) and _entity(c.value)
                for v in values for c in ast.walk(v))
 
@@ -194,15 +194,16 @@ def row_unit_splits(tree: ast.Module) -> list[tuple[int, str, str]]:
     splits = sorted((n for n in walk_once(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and
                      _hold_out(n.value)), key=lambda n: n.lineno)
     out = []
+    binds = _bound(tree)  # once a program, for every split
     for i, node in enumerate(splits):
         call = node.value
-        if not call.args or _of_entity_ids(call.args[0], tree):
+        if not call.args or _of_entity_ids(call.args[0], binds):
             continue
         # the split's parts are used before the next split rebinds the names (a notebook repeating its pipeline)
         until = splits[i + 1].lineno if i + 1 < len(splits) else max(
             (getattr(n, "lineno", 0) for n in walk_once(tree)), default=node.lineno) + 1
         held, lines = set(_held_out_targets(node, call)), range(node.lineno, until)
-        if held and _used(tree, _derived(tree, held, lines, _enclosing(tree, node)), lines):
+        if held and _used(tree, _derived(binds, held, lines, enclosing_function(tree, node.lineno)), lines):
             out.append((call.lineno, entities[0], units[0]))
     return sorted(set(out))
 

@@ -78,29 +78,47 @@ def _metric(call: ast.Call) -> bool:
     return name is not None and returns_score("sklearn.metrics", name)
 
 
-def _results(scope: list[ast.stmt], helpers: set[str], before: int) -> dict[str, ast.Call]:
-    """Names bound once in ``scope`` before line ``before`` to a call of a metric helper (``lr_result =
-    evaluate(lr, ..., y_test=y_test)``) -> that call."""
-    seen: dict[str, list[ast.expr]] = {}
+def _assigned(scope: list[ast.stmt]) -> dict[str, list[tuple[int, ast.expr]]]:
+    """``{name: [(line, value), ...]}`` of the plain assignments (``name = value``) among ``scope``'s statements, in
+    order: read once per scope, then asked for each table (a notebook's scope has thousands of statements)."""
+    seen: dict[str, list[tuple[int, ast.expr]]] = {}
     for stmt in scope:
-        if isinstance(stmt, ast.Assign) and stmt.lineno < before:
+        if isinstance(stmt, ast.Assign):
             for t in stmt.targets:
                 if isinstance(t, ast.Name):
-                    seen.setdefault(t.id, []).append(stmt.value)
-    return {k: v[0] for k, v in seen.items() if len(v) == 1 and isinstance(v[0], ast.Call) and isinstance(
-        v[0].func, ast.Name) and v[0].func.id in helpers}
+                    seen.setdefault(t.id, []).append((stmt.lineno, stmt.value))
+    return seen
+
+
+def _results(assigned: dict[str, list[tuple[int, ast.expr]]], names: set[str], helpers: set[str],
+             before: int) -> dict[str, ast.Call]:
+    """Those of ``names`` bound once in a scope (``assigned``: :func:`_assigned`) before line ``before`` to a call of
+    a metric helper (``lr_result = evaluate(lr, ..., y_test=y_test)``) -> that call."""
+    out = {}
+    for name in names:
+        values = [v for line, v in assigned.get(name, ()) if line < before]
+        if len(values) == 1 and isinstance(values[0], ast.Call) and isinstance(values[0].func, ast.Name) and \
+                values[0].func.id in helpers:
+            out[name] = values[0]
+    return out
+
+
+def _items(value: ast.expr) -> list[ast.expr] | None:
+    """The items of a list or tuple of two or more, alone or given to ``DataFrame``; else ``None``."""
+    if isinstance(value, ast.Call) and getattr(value.func, "attr", getattr(value.func, "id", None)) == "DataFrame" \
+            and value.args:
+        value = value.args[0]
+    return value.elts if isinstance(value, (ast.List, ast.Tuple)) and len(value.elts) >= 2 else None
 
 
 def _rows(value: ast.expr, helpers: set[str], results: dict[str, ast.Call] | None = None) -> str | None:
     """The helper of a list of its calls on test labels (``[h(y_test, a), h(y_test, b)]``, alone or given to
     ``DataFrame``; an item may be a name bound once to such a call, ``results``), else ``None``."""
-    if isinstance(value, ast.Call) and getattr(value.func, "attr", getattr(value.func, "id", None)) == "DataFrame" \
-            and value.args:
-        value = value.args[0]
-    if not isinstance(value, (ast.List, ast.Tuple)) or len(value.elts) < 2:
+    items = _items(value)
+    if items is None:
         return None
     results = results or {}
-    calls = [results.get(e.id, e) if isinstance(e, ast.Name) else e for e in value.elts]
+    calls = [results.get(e.id, e) if isinstance(e, ast.Name) else e for e in items]
     names = {e.func.id for e in calls if isinstance(e, ast.Call) and isinstance(e.func, ast.Name)}
     if len(names) != 1 or not names <= helpers or not all(
             isinstance(e, ast.Call) and any(test_named(a) for a in [*e.args, *(k.value for k in e.keywords)])
@@ -167,10 +185,17 @@ def score_tables(tree: ast.AST) -> list[ScoreTable]:
         return []
     out = []
     for _, scope in scopes(tree):
+        assigned: dict[str, list[tuple[int, ast.expr]]] | None = None
         for stmt in scope:
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
                 continue
-            helper = _rows(stmt.value, helpers, _results(scope, helpers, stmt.lineno))
+            items = _items(stmt.value)
+            if items is None:
+                continue
+            if assigned is None:
+                assigned = _assigned(scope)
+            names = {e.id for e in items if isinstance(e, ast.Name)}
+            helper = _rows(stmt.value, helpers, _results(assigned, names, helpers, stmt.lineno))
             if helper is None:
                 continue
             chosen = _chooser(scope, stmt.targets[0].id, stmt.lineno)

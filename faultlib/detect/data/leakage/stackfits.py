@@ -113,9 +113,11 @@ def _scopes(tree: ast.Module) -> list[list[ast.AST]]:
     return out
 
 
-def _base(node: ast.expr) -> ast.expr:
-    while isinstance(node, (ast.Subscript, ast.Attribute, ast.Starred)):
-        node = node.value
+def selection_base(node: ast.expr, *, calls: bool = False) -> ast.expr:
+    """The expression a selection starts from: ``oof`` of ``oof[va]``, ``X`` of ``X.iloc[idx].values`` and of
+    ``*X``; with ``calls``, through method calls too (``X`` of ``X.fillna(0)[cols]``, ``f`` of ``f(x)``)."""
+    while isinstance(node, (ast.Subscript, ast.Attribute, ast.Starred)) or calls and isinstance(node, ast.Call):
+        node = node.func if isinstance(node, ast.Call) else node.value
     return node
 
 
@@ -131,8 +133,9 @@ def _binds(nodes: list[ast.AST]) -> Binds:
                 target.elts) else [value] * len(target.elts)
             for t, v in zip(target.elts, values):
                 add(t, v, line, whole)
-        elif isinstance(target, ast.Subscript) and isinstance(_base(target), ast.Name) and not _column_key(target):
-            out.setdefault(_base(target).id, []).append((line, value, False))  # oof[va] = m.predict(X[va])
+        elif isinstance(target, ast.Subscript) and isinstance(selection_base(target), ast.Name) and not _column_key(
+                target):
+            out.setdefault(selection_base(target).id, []).append((line, value, False))  # oof[va] = m.predict(X[va])
 
     for node in nodes:
         if isinstance(node, ast.Assign):
@@ -180,7 +183,7 @@ def _held_out(expr: ast.expr, binds: Binds, memo: dict[tuple[str, int, bool], bo
     assignment (a name being followed counts as no)."""
     for node in ast.walk(expr):
         if isinstance(node, ast.Call) and call_name(node) in _PREDICTORS - {"transform"} and node.args:
-            rows = _base(node.args[0])
+            rows = selection_base(node.args[0])
             if isinstance(rows, ast.Name) and (vocab.looks_like_test(rows.id) and not validation_named(rows) or
                                                validation and validation_named(rows)):
                 return True  # m.predict_proba(X_test_hash.values)
@@ -212,7 +215,7 @@ def _norm(node: ast.expr) -> str:
 
 def _held_labels(node: ast.expr) -> bool:
     """``y_test``, ``test_y``, ``y_val``, ``y_valid[mask]``: labels of a test or validation part."""
-    base = _base(node)
+    base = selection_base(node)
     return _test_labels(node) or isinstance(base, ast.Name) and validation_named(base) and label_like(base.id)
 
 
@@ -307,7 +310,7 @@ def _blend_terms(expr: ast.expr, loop: ast.For, varied: set[str]) -> list[ast.ex
     """The predictions a blend scored in ``loop`` weighs by varied weights (``w1 * a + w2 * b``, or a name the
     loop builds that way, also by ``+=``)."""
     found = [p for p in (_weighted(t, varied) for t in _terms(expr)) if p is not None]
-    expr = _base(expr)  # preds[mask]: the rows of the blend the loop builds
+    expr = selection_base(expr)  # preds[mask]: the rows of the blend the loop builds
     if isinstance(expr, ast.Name):
         for node in ast.walk(loop):
             assigned = isinstance(node, ast.Assign) and any(
@@ -454,4 +457,4 @@ def stacked_findings(tree: ast.Module, smap: Any, findings: list[Finding],
     return out
 
 
-__all__ = ["ScoredWeights", "StackedFit", "stacked_findings", "stacked_fits"]
+__all__ = ["ScoredWeights", "StackedFit", "selection_base", "stacked_findings", "stacked_fits"]

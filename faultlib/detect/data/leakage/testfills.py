@@ -44,7 +44,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import as_data, disjoint, parts
-from faultlib.pyflow.walk import scope_nodes, walk_once
+from faultlib.pyflow.walk import scope_nodes, tree_fact, walk_once
 
 
 def _test_item(target: ast.expr) -> bool:
@@ -83,9 +83,16 @@ def _written_table(stmt: ast.AST) -> str | None:
     return next(iter(tables)) if len(tables) == 1 and None not in tables else None
 
 
-def _scopes(tree: ast.AST) -> list[list[ast.AST]]:
-    return [scope_nodes(s) for s in (tree, *(n for n in walk_once(tree)
-                                            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))))]
+def _scope_lists(tree: ast.AST) -> tuple[list[ast.AST], ...]:
+    return tuple(scope_nodes(s) for s in (tree, *(n for n in walk_once(tree)
+                                                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))))
+
+
+def _scopes(tree: ast.AST) -> tuple[list[ast.AST], ...]:
+    """The nodes of each scope of ``tree`` (the module, then each function), gathered once a tree
+    (:func:`~faultlib.pyflow.walk.tree_fact`): :func:`written_only_into` and :func:`transformed_only` both read
+    them, in each run of the analysis over the same program."""
+    return tree_fact(tree, _scope_lists)
 
 
 def _after(stmt: ast.stmt) -> tuple[int, int]:
@@ -150,14 +157,23 @@ def transformed_only(tree: ast.AST) -> dict[int, list[str]]:
     out: dict[int, list[str]] = {}
     for nodes in _scopes(tree):
         fits = [n for n in nodes if _method_of(n, "fit") is not None]
+        if not fits:
+            continue
+        stores: dict[str, list[int]] = {}  # each name's bindings and reads in the scope, gathered once for every fit
+        loads: dict[str, list[ast.Name]] = {}
+        for n in nodes:
+            if isinstance(n, ast.Name):
+                if isinstance(n.ctx, ast.Store):
+                    stores.setdefault(n.id, []).append(n.lineno)
+                elif isinstance(n.ctx, ast.Load):
+                    loads.setdefault(n.id, []).append(n)
+        calls = {id(n.func.value): n for n in nodes  # type: ignore[union-attr]
+                 if _method_of(n, "transform") is not None}
         for fit in fits:
-            est = _method_of(fit, "fit")
-            rebound = min((n.lineno for n in nodes if isinstance(n, ast.Name) and n.id == est and
-                           isinstance(n.ctx, ast.Store) and n.lineno > fit.lineno), default=None)
-            uses = [n for n in nodes if isinstance(n, ast.Name) and n.id == est and isinstance(n.ctx, ast.Load) and
-                    (n.lineno, n.col_offset) > (fit.lineno, fit.col_offset) and (rebound is None or
-                                                                                  n.lineno < rebound)]
-            calls = {id(n.func.value): n for n in nodes if _method_of(n, "transform") == est}  # type: ignore[union-attr]
+            est = _method_of(fit, "fit") or ""
+            rebound = min((line for line in stores.get(est, ()) if line > fit.lineno), default=None)
+            uses = [n for n in loads.get(est, ()) if (n.lineno, n.col_offset) > (fit.lineno, fit.col_offset) and (
+                rebound is None or n.lineno < rebound)]
             tables = [_table_read(calls[id(u)].args[0]) for u in uses if id(u) in calls and len(calls[id(u)].args) == 1]
             if uses and len(tables) == len(uses) and None not in tables:
                 out[id(fit)] = tables  # type: ignore[assignment]
