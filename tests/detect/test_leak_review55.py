@@ -1,0 +1,130 @@
+"""Review of the leakage rules session 55 added (issue 17): look-alikes a user could write that the new rules
+misjudged, in both directions. Every example is written for this test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.detect.leakage_source import alarms, line_of
+
+# speaker identification: the speaker's folder is read back out of the clip's path and is the label
+SPEAKER_FROM_PATH = """\
+import os
+import numpy as np
+import librosa
+from sklearn.model_selection import train_test_split
+from sklearn.svm import SVC
+
+PATTERN = "voices/spk_*/"
+vectors, who = [], []
+for where, _, clips in os.walk("voices"):
+    for clip in clips:
+        full = os.path.join(where, clip)
+        wave, rate = librosa.load(full)
+        vectors.append(librosa.feature.mfcc(y=wave, sr=rate).mean(axis=1))
+        who.append(full.split(os.sep)[-2])
+a_tr, a_te, b_tr, b_te = train_test_split(np.array(vectors), who, test_size=0.25, stratify=who)
+print(SVC().fit(a_tr, b_tr).score(a_te, b_te))
+"""
+
+# the fault: the same walk, the label is the emotion in the clip's name, the speaker is dropped
+EMOTION_FROM_NAME = SPEAKER_FROM_PATH.replace('who.append(full.split(os.sep)[-2])',
+                                              'who.append(clip.split("-")[2])')
+
+# whole actors held out by the id in the clip's name; the random split only cuts the training actors
+ACTORS_HELD_OUT = """\
+import os
+import numpy as np
+import librosa
+from sklearn.model_selection import train_test_split
+from sklearn.svm import SVC
+
+print("layout: ravdess/Actor_01/03-01-05-01-02-01-01.wav")
+fit_x, fit_y, held_x, held_y = [], [], [], []
+for where, _, clips in os.walk("ravdess"):
+    for clip in clips:
+        fields = clip[:-4].split("-")
+        mood, actor = int(fields[2]), int(fields[6])
+        wave, rate = librosa.load(os.path.join(where, clip))
+        vec = librosa.feature.mfcc(y=wave, sr=rate).mean(axis=1)
+        if actor >= 21:
+            held_x.append(vec)
+            held_y.append(mood)
+        else:
+            fit_x.append(vec)
+            fit_y.append(mood)
+x_a, x_b, y_a, y_b = train_test_split(np.array(fit_x), fit_y, test_size=0.1)
+clf = SVC().fit(x_a, y_a)
+print(clf.score(x_b, y_b), clf.score(np.array(held_x), held_y))
+"""
+
+
+def test_speaker_folder_read_back_from_the_path_is_the_label(tmp_path: Path) -> None:
+    assert not any(kind == "entity_across_split" for kind, _ in alarms(tmp_path, SPEAKER_FROM_PATH))
+
+
+def test_speaker_folder_dropped_and_split_at_random_still_reported(tmp_path: Path) -> None:
+    assert ("entity_across_split", line_of(EMOTION_FROM_NAME, "train_test_split(")) in alarms(
+        tmp_path, EMOTION_FROM_NAME)
+
+
+def test_actors_held_out_by_their_id_are_a_split_by_person(tmp_path: Path) -> None:
+    assert not any(kind == "entity_across_split" for kind, _ in alarms(tmp_path, ACTORS_HELD_OUT))
+
+
+# a hand-written epoch loop keeping the best test accuracy with the built-in max, then printing it
+BEST_BY_MAX = """\
+import torch
+from torch import nn
+from loaders import make_loaders
+
+fit_loader, test_loader = make_loaders()
+net = nn.Linear(8, 3)
+opt = torch.optim.SGD(net.parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+top = 0.0
+for epoch in range(40):
+    for xb, yb in fit_loader:
+        opt.zero_grad()
+        crit(net(xb), yb).backward()
+        opt.step()
+    hits = 0
+    with torch.no_grad():
+        for xb, yb in test_loader:
+            hits += (net(xb).argmax(1) == yb).sum().item()
+    acc = hits / len(test_loader.dataset)
+    top = max(top, acc)
+print("best test accuracy", top)
+"""
+
+# the look-alike: the lowest training loss kept the same way
+LOWEST_TRAIN_LOSS = """\
+import torch
+from torch import nn
+from loaders import make_loaders
+
+fit_loader, test_loader = make_loaders()
+net = nn.Linear(8, 3)
+opt = torch.optim.SGD(net.parameters(), lr=0.05)
+crit = nn.CrossEntropyLoss()
+low = float("inf")
+for epoch in range(40):
+    total = 0.0
+    for xb, yb in fit_loader:
+        opt.zero_grad()
+        loss = crit(net(xb), yb)
+        loss.backward()
+        opt.step()
+        total += loss.item()
+    train_loss = total / len(fit_loader)
+    low = min(low, train_loss)
+print("lowest training loss", low)
+"""
+
+
+def test_best_epoch_kept_with_builtin_max_on_test_rows(tmp_path: Path) -> None:
+    assert ("tuned_on_test", line_of(BEST_BY_MAX, "top = max(top, acc)")) in alarms(tmp_path, BEST_BY_MAX)
+
+
+def test_lowest_training_loss_kept_with_builtin_min_is_silent(tmp_path: Path) -> None:
+    assert not any(kind == "tuned_on_test" for kind, _ in alarms(tmp_path, LOWEST_TRAIN_LOSS))
