@@ -128,3 +128,55 @@ def test_best_epoch_kept_with_builtin_max_on_test_rows(tmp_path: Path) -> None:
 
 def test_lowest_training_loss_kept_with_builtin_min_is_silent(tmp_path: Path) -> None:
     assert not any(kind == "tuned_on_test" for kind, _ in alarms(tmp_path, LOWEST_TRAIN_LOSS))
+
+
+# a cut-off swept over the test rows, each F1 appended straight from the metric call, the best one kept
+CUTS_SCORED_IN_PLACE = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import f1_score
+from sklearn.model_selection import train_test_split
+
+loans = pd.read_csv("loans.csv")
+feats, label = loans.drop(columns="default"), loans["default"]
+f_tr, f_te, y_tr, y_te = train_test_split(feats, label, test_size=0.3, random_state=3)
+clf = LogisticRegression(max_iter=500).fit(f_tr, y_tr)
+risk = clf.predict_proba(f_te)[:, 1]
+grid = np.arange(0.1, 0.9, 0.05)
+f1s = []
+for cut in grid:
+    f1s.append(f1_score(y_te, (risk >= cut).astype(int)))
+print("cut", grid[int(np.argmax(f1s))], "f1", max(f1s))
+"""
+
+# the look-alike: the same sweep over a validation part cut from the training rows, the test scored once after
+CUTS_ON_VALIDATION = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import f1_score
+from sklearn.model_selection import train_test_split
+
+loans = pd.read_csv("loans.csv")
+feats, label = loans.drop(columns="default"), loans["default"]
+f_tr, f_te, y_tr, y_te = train_test_split(feats, label, test_size=0.3, random_state=3)
+f_fit, f_val, y_fit, y_val = train_test_split(f_tr, y_tr, test_size=0.25, random_state=3)
+clf = LogisticRegression(max_iter=500).fit(f_fit, y_fit)
+risk = clf.predict_proba(f_val)[:, 1]
+grid = np.arange(0.1, 0.9, 0.05)
+f1s = []
+for cut in grid:
+    f1s.append(f1_score(y_val, (risk >= cut).astype(int)))
+chosen = grid[int(np.argmax(f1s))]
+print("test f1", f1_score(y_te, (clf.predict_proba(f_te)[:, 1] >= chosen).astype(int)))
+"""
+
+
+def test_cut_off_scored_in_the_append_and_picked_on_test_rows(tmp_path: Path) -> None:
+    assert ("tuned_on_test", line_of(CUTS_SCORED_IN_PLACE, "np.argmax(f1s)")) in alarms(
+        tmp_path, CUTS_SCORED_IN_PLACE)
+
+
+def test_cut_off_picked_on_a_validation_part_is_silent(tmp_path: Path) -> None:
+    assert not any(kind == "tuned_on_test" for kind, _ in alarms(tmp_path, CUTS_ON_VALIDATION))
