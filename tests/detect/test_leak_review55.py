@@ -180,3 +180,17 @@ def test_cut_off_scored_in_the_append_and_picked_on_test_rows(tmp_path: Path) ->
 
 def test_cut_off_picked_on_a_validation_part_is_silent(tmp_path: Path) -> None:
     assert not any(kind == "tuned_on_test" for kind, _ in alarms(tmp_path, CUTS_ON_VALIDATION))
+
+
+def test_row_cuts_are_computed_once_per_tree(monkeypatch) -> None:
+    """searchhandoff asks cuts_rows of every other script for each pair of scripts: one walk per tree, not per ask."""
+    import ast
+
+    from faultlib.detect.data.leakage import rowcuts
+
+    walks = []
+    real = rowcuts._shown
+    monkeypatch.setattr(rowcuts, "_shown", lambda tree: walks.append(tree) or real(tree))
+    tree = ast.parse("import pandas as pd\nframe = pd.read_csv('t.csv')\nhead = frame.sample(n=50)\n")
+    assert rowcuts.cuts_rows(tree) and rowcuts.cuts_rows(tree) and rowcuts.cuts_rows(tree)
+    assert len(walks) == 1
