@@ -194,3 +194,45 @@ def test_row_cuts_are_computed_once_per_tree(monkeypatch) -> None:
     tree = ast.parse("import pandas as pd\nframe = pd.read_csv('t.csv')\nhead = frame.sample(n=50)\n")
     assert rowcuts.cuts_rows(tree) and rowcuts.cuts_rows(tree) and rowcuts.cuts_rows(tree)
     assert len(walks) == 1
+
+
+# UrbanSound8K's folds walked and pooled, each row keeping its fold; the tenth fold held out by that column, the
+# random split only cuts a validation part from the other nine
+LAST_FOLD_HELD_BY_COLUMN = """\
+import os
+import numpy as np
+import pandas as pd
+import librosa
+from sklearn.model_selection import train_test_split
+from sklearn.ensemble import RandomForestClassifier
+
+ROOT = "UrbanSound8K/audio"
+parts = ["fold1", "fold2", "fold3", "fold4", "fold5", "fold6", "fold7", "fold8", "fold9", "fold10"]
+records = []
+for part in parts:
+    for clip in os.listdir(os.path.join(ROOT, part)):
+        sig, sr = librosa.load(os.path.join(ROOT, part, clip))
+        records.append({"vec": librosa.feature.mfcc(y=sig, sr=sr).mean(axis=1), "cls": int(clip.split("-")[1]),
+                        "fold": int(part[4:])})
+table = pd.DataFrame(records)
+test_rows = table[table.fold == 10]
+fit_rows = table[table.fold != 10]
+a_fit, a_val, b_fit, b_val = train_test_split(np.stack(fit_rows["vec"]), fit_rows["cls"], test_size=0.1)
+forest = RandomForestClassifier().fit(a_fit, b_fit)
+print(forest.score(a_val, b_val), forest.score(np.stack(test_rows["vec"]), test_rows["cls"]))
+"""
+
+# the fault: the same pooled table split at random, no fold held out
+FOLDS_RESHUFFLED = LAST_FOLD_HELD_BY_COLUMN.replace(
+    'test_rows = table[table.fold == 10]\nfit_rows = table[table.fold != 10]\n', 'fit_rows = table\n').replace(
+    ', forest.score(np.stack(test_rows["vec"]), test_rows["cls"])', '')
+
+
+def test_fold_held_out_through_the_rows_fold_column_is_silent(tmp_path: Path) -> None:
+    assert not any(kind == "entity_across_split" for kind, _ in alarms(tmp_path, LAST_FOLD_HELD_BY_COLUMN))
+
+
+def test_pooled_folds_reshuffled_without_a_held_fold_still_reported(tmp_path: Path) -> None:
+    assert "test_rows" not in FOLDS_RESHUFFLED
+    assert ("entity_across_split", line_of(FOLDS_RESHUFFLED, "train_test_split(")) in alarms(
+        tmp_path, FOLDS_RESHUFFLED)
