@@ -151,26 +151,14 @@ print("cut", grid[int(np.argmax(f1s))], "f1", max(f1s))
 """
 
 # the look-alike: the same sweep over a validation part cut from the training rows, the test scored once after
-CUTS_ON_VALIDATION = """\
-import numpy as np
-import pandas as pd
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import f1_score
-from sklearn.model_selection import train_test_split
-
-loans = pd.read_csv("loans.csv")
-feats, label = loans.drop(columns="default"), loans["default"]
-f_tr, f_te, y_tr, y_te = train_test_split(feats, label, test_size=0.3, random_state=3)
-f_fit, f_val, y_fit, y_val = train_test_split(f_tr, y_tr, test_size=0.25, random_state=3)
-clf = LogisticRegression(max_iter=500).fit(f_fit, y_fit)
-risk = clf.predict_proba(f_val)[:, 1]
-grid = np.arange(0.1, 0.9, 0.05)
-f1s = []
-for cut in grid:
-    f1s.append(f1_score(y_val, (risk >= cut).astype(int)))
-chosen = grid[int(np.argmax(f1s))]
-print("test f1", f1_score(y_te, (clf.predict_proba(f_te)[:, 1] >= chosen).astype(int)))
-"""
+CUTS_ON_VALIDATION = CUTS_SCORED_IN_PLACE.replace(
+    "clf = LogisticRegression(max_iter=500).fit(f_tr, y_tr)\nrisk = clf.predict_proba(f_te)[:, 1]\n",
+    "f_fit, f_val, y_fit, y_val = train_test_split(f_tr, y_tr, test_size=0.25, random_state=3)\n"
+    "clf = LogisticRegression(max_iter=500).fit(f_fit, y_fit)\nrisk = clf.predict_proba(f_val)[:, 1]\n").replace(
+    "f1_score(y_te, (risk", "f1_score(y_val, (risk").replace(
+    'print("cut", grid[int(np.argmax(f1s))], "f1", max(f1s))\n',
+    'chosen = grid[int(np.argmax(f1s))]\n'
+    'print("test f1", f1_score(y_te, (clf.predict_proba(f_te)[:, 1] >= chosen).astype(int)))\n')
 
 
 def test_cut_off_scored_in_the_append_and_picked_on_test_rows(tmp_path: Path) -> None:
@@ -179,6 +167,7 @@ def test_cut_off_scored_in_the_append_and_picked_on_test_rows(tmp_path: Path) ->
 
 
 def test_cut_off_picked_on_a_validation_part_is_silent(tmp_path: Path) -> None:
+    assert "f1_score(y_val, (risk" in CUTS_ON_VALIDATION and "chosen = grid" in CUTS_ON_VALIDATION
     assert not any(kind == "tuned_on_test" for kind, _ in alarms(tmp_path, CUTS_ON_VALIDATION))
 
 
