@@ -225,3 +225,41 @@ def test_pooled_folds_reshuffled_without_a_held_fold_still_reported(tmp_path: Pa
     assert "test_rows" not in FOLDS_RESHUFFLED
     assert ("entity_across_split", line_of(FOLDS_RESHUFFLED, "train_test_split(")) in alarms(
         tmp_path, FOLDS_RESHUFFLED)
+
+
+# each file's cepstral frames appended to a list, the list stacked row-wise after the loop, the label once per frame
+FRAME_LISTS_STACKED = """\
+import glob
+import numpy as np
+import librosa
+from sklearn.model_selection import train_test_split
+from sklearn.neural_network import MLPClassifier
+
+pieces, species = [], []
+for wav in sorted(glob.glob("calls/*.wav")):
+    sound, rate = librosa.load(wav)
+    coeffs = librosa.feature.mfcc(y=sound, sr=rate).T
+    pieces.append(coeffs)
+    species += [wav.split("_")[0]] * len(coeffs)
+grid = np.vstack(pieces)
+g_tr, g_te, s_tr, s_te = train_test_split(grid, species, test_size=0.2)
+print(MLPClassifier().fit(g_tr, s_tr).score(g_te, s_te))
+"""
+
+# the look-alike: the same list kept as one padded sequence per file (one row per recording)
+FRAME_LISTS_PADDED = FRAME_LISTS_STACKED.replace(
+    "    species += [wav.split(\"_\")[0]] * len(coeffs)\n", "    species.append(wav.split(\"_\")[0])\n"
+    "    longest = max(longest, len(coeffs))\n").replace("pieces, species = [], []\n", "pieces, species = [], []\n"
+                                                        "longest = 0\n").replace(
+    "grid = np.vstack(pieces)\n", "grid = np.stack([np.pad(p, ((0, longest - len(p)), (0, 0))) for p in pieces])"
+    ".reshape(len(pieces), -1)\n")
+
+
+def test_frames_appended_then_stacked_after_the_loop_split_row_by_row(tmp_path: Path) -> None:
+    assert ("entity_across_split", line_of(FRAME_LISTS_STACKED, "train_test_split(")) in alarms(
+        tmp_path, FRAME_LISTS_STACKED)
+
+
+def test_frames_padded_into_one_row_per_file_are_silent(tmp_path: Path) -> None:
+    assert "np.pad" in FRAME_LISTS_PADDED and "longest = 0" in FRAME_LISTS_PADDED
+    assert not any(kind == "entity_across_split" for kind, _ in alarms(tmp_path, FRAME_LISTS_PADDED))
