@@ -34,13 +34,13 @@ from faultlib.detect.data.leakage.fileentities import derived_names, grouped, sp
 from faultlib.detect.data.leakage.vocab import name_tokens
 from faultlib.pyflow.walk import walk_once
 
+#: words for one person: of a folder (``Actor_01``) and of a name for a person's id (``actor = int(parts[6])``)
+_PERSON_WORDS = frozenset({"actor", "speaker", "spk", "talker", "signer", "subject", "participant", "person"})
 #: a folder of one person in a path or glob: ``Actor_01``, ``speaker-3``, ``spk12``, ``subject07``, ``Actor_*``
-_PERSON_FOLDER = re.compile(r"(^|[/\\])(actor|speaker|spk|talker|signer|subject|participant|person)[_-]?(\d+|\*)"
-                            r"([/\\]|$)", re.IGNORECASE)
+_PERSON_FOLDER = re.compile(r"(^|[/\\])(" + "|".join(sorted(_PERSON_WORDS)) + r")[_-]?(\d+|\*)([/\\]|$)",
+                            re.IGNORECASE)
 #: calls that build a path from a folder and a file name
 _PATH_CALLS = frozenset({"join", "Path", "joinpath", "PurePath"})
-#: words of a name for one person's id (``actor = int(parts[6])``, ``speaker_id``)
-_PERSON_WORDS = frozenset({"actor", "speaker", "spk", "talker", "signer", "subject", "participant", "person"})
 
 
 def _name(node: ast.expr) -> str:
