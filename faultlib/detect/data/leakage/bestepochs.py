@@ -25,7 +25,8 @@ best test accuracy over 20 one-epoch ``fit`` calls, ``max(test_accs)`` over MNIS
 an epoch (``for epoch in range(n_epochs)``) or whose body fits one epoch at a time (``fit(..., epochs=1)``), and
 whose body trains (``fit``, ``backward``, ``train_on_batch``, a call named for training). In it:
 
-* a running best: ``if score > best: best = score`` (either way round, also ``best, epoch_at = score, epoch``) of a
+* a running best: ``if score > best: best = score`` (either way round, also ``best, epoch_at = score, epoch``;
+  or ``best = max(best, score)``) of a
   score computed in the loop from held-out rows (its computation names a part for testing or validation:
   ``val_loader``, ``X_test``, ``dataloader['test']``; a training loss is not one); reported at the ``if``;
 * or a per-epoch list, ``scores.append(score)`` of such a score, whose ``max``/``min``/``argmax`` is handed on;
@@ -118,12 +119,13 @@ def _epoch_loop(loop: ast.For | ast.While, trainers: set[str]) -> bool:
 
 
 def _running_best(loop: ast.stmt) -> list[tuple[str, str, int]]:
-    """``(score, best, line)`` of each ``if score > best: best = score`` in ``loop``'s body (either way round; the
+    """``(score, best, line)`` of each ``if score > best: best = score`` in ``loop``'s body (either way round, or
+    ``best = max(best, score)``; the
     comparison may be bound to a name first: ``improved = score > best; if improved: ...``, reported there)."""
     nodes = [c for stmt in loop.body for c in ast.walk(stmt)]  # type: ignore[attr-defined]
     bound = {n.targets[0].id: n for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(
         n.targets[0], ast.Name) and isinstance(n.value, ast.Compare)}
-    out = []
+    out = [pair for n in nodes if (pair := _running_max(n)) is not None]
     for n in nodes:
         if not isinstance(n, ast.If):
             continue
@@ -141,6 +143,16 @@ def _running_best(loop: ast.stmt) -> list[tuple[str, str, int]]:
             elif (a, b) in pairs:
                 out.append((b, a, line))
     return out
+
+
+def _running_max(node: ast.AST) -> tuple[str, str, int] | None:
+    """``(score, best, line)`` of ``best = max(best, score)`` (or ``min``, either order): the running best written
+    with Python's built-in ``max``."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call) and
+            _name(node.value) in ("max", "min") and len(node.value.args) == 2 and not node.value.keywords):
+        return None
+    best, (a, b) = _text(node.targets[0]), (_text(arg) for arg in node.value.args)
+    return (b, best, node.lineno) if a == best else (a, best, node.lineno) if b == best else None
 
 
 def _assigned_pairs(stmt: ast.Assign) -> list[tuple[ast.expr, ast.expr]]:

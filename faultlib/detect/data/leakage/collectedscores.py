@@ -25,7 +25,8 @@ Talbot, JMLR 11, 2010). The cut-off belongs to the model and is chosen on traini
   test rows (never for validation) into which the program writes those labels as a column
   (``test_frame["target"] = y_test.values``) -- and, as another argument or keyword, a value computed from the loop
   variables (the candidate);
-* its result (or a value computed from it) is appended to a list;
+* its result (or a value computed from it) is appended to a list (``f1s.append(f1_score(y_test, proba >= t))``:
+  the call may be the appended value itself);
 
 and, after the loop in the same function (or module), a chooser (``argmax``, ``idxmax``...) reads that list or a
 value built from it (``pd.DataFrame(results)``). It is reported at the chooser, unless a finding of
@@ -88,7 +89,8 @@ def _score_lists(loop: ast.For, held: set[str]) -> set[str]:
         value = s.value
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "append" \
                 and isinstance(value.func.value, ast.Name) and value.args:
-            if names_in(value.args[0]) & scored:
+            if names_in(value.args[0]) & scored or any(  # f1s.append(f1_score(y_test, p >= t)): scored in place
+                    _scores_candidate(c, derived, held) for c in ast.walk(value.args[0]) if isinstance(c, ast.Call)):
                 lists.add(value.func.value.id)
             continue
         if not isinstance(s, ast.Assign):

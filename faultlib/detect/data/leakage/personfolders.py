@@ -19,7 +19,9 @@ What the program must show, all of it, for :func:`person_folder_splits` to repor
 * no ``groups=`` and no group splitter anywhere (a split by actor keeps each voice on one side).
 
 Silent: a walk whose folder name becomes the label (speaker identification: every speaker must be on both sides),
-a program that names no person's folder, a grouped split.
+also through the path built from it (``path.split(os.sep)[-2]``, ``os.path.dirname(path)``, ``Path(path).parent``);
+a walk that compares a person's id parsed in it (``if actor > 20: test.append(...)``: whole persons held out, the
+split then only cuts the training persons); a program that names no person's folder; a grouped split.
 """
 
 from __future__ import annotations
@@ -29,11 +31,14 @@ import re
 from typing import Any
 
 from faultlib.detect.data.leakage.fileentities import derived_names, grouped, splits_of
+from faultlib.detect.data.leakage.vocab import name_tokens
 from faultlib.pyflow.walk import walk_once
 
+#: words for one person: of a folder (``Actor_01``) and of a name for a person's id (``actor = int(parts[6])``)
+_PERSON_WORDS = frozenset({"actor", "speaker", "spk", "talker", "signer", "subject", "participant", "person"})
 #: a folder of one person in a path or glob: ``Actor_01``, ``speaker-3``, ``spk12``, ``subject07``, ``Actor_*``
-_PERSON_FOLDER = re.compile(r"(^|[/\\])(actor|speaker|spk|talker|signer|subject|participant|person)[_-]?(\d+|\*)"
-                            r"([/\\]|$)", re.IGNORECASE)
+_PERSON_FOLDER = re.compile(r"(^|[/\\])(" + "|".join(sorted(_PERSON_WORDS)) + r")[_-]?(\d+|\*)([/\\]|$)",
+                            re.IGNORECASE)
 #: calls that build a path from a folder and a file name
 _PATH_CALLS = frozenset({"join", "Path", "joinpath", "PurePath"})
 
@@ -55,6 +60,40 @@ def _path_only(loop: ast.For, folder: str) -> bool:
                if isinstance(n, ast.Name) and n.id == folder and isinstance(n.ctx, ast.Load))
 
 
+def _folder_part(node: ast.AST, paths: set[str]) -> bool:
+    """``node`` takes the folder back out of a path in ``paths``: ``p.split(os.sep)[-2]`` (any piece but the last),
+    ``os.path.dirname(p)``, ``Path(p).parent``/``.parts``."""
+    def reads_path(expr: ast.AST) -> bool:
+        return any(isinstance(n, ast.Name) and n.id in paths for n in ast.walk(expr))
+
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) and _name(node.value.func) in (
+            "split", "rsplit") and isinstance(node.value.func, ast.Attribute) and reads_path(node.value.func.value):
+        last = isinstance(node.slice, ast.UnaryOp) and isinstance(node.slice.op, ast.USub) and isinstance(
+            node.slice.operand, ast.Constant) and node.slice.operand.value == 1
+        return not last
+    if isinstance(node, ast.Call) and _name(node.func) == "dirname":
+        return any(reads_path(a) for a in node.args)
+    return isinstance(node, ast.Attribute) and node.attr in ("parent", "parents", "parts") and reads_path(node.value)
+
+
+def _folder_kept(loop: ast.For, folder: str) -> bool:
+    """A path built from ``folder`` in the walk is taken apart again for its folder: the person is kept (the label
+    of speaker identification, or a group)."""
+    paths = {t.id for n in ast.walk(loop) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and
+             _name(n.value.func) in _PATH_CALLS and any(isinstance(a, ast.Name) and a.id == folder
+                                                       for a in n.value.args)
+             for t in n.targets if isinstance(t, ast.Name)}
+    return bool(paths) and any(_folder_part(n, paths) for n in ast.walk(loop))
+
+
+def _persons_compared(loop: ast.For) -> bool:
+    """The walk compares a name for a person's id (``if actor > 20``, ``speaker in test_speakers``): whole persons
+    are held out by hand."""
+    return any(isinstance(n, ast.Compare) and any(
+        isinstance(x, ast.Name) and _PERSON_WORDS & set(name_tokens(x.id)) for x in [n.left, *n.comparators])
+        for n in ast.walk(loop))
+
+
 def _appended(loop: ast.For) -> set[str]:
     return {n.func.value.id for n in ast.walk(loop) if isinstance(n, ast.Call) and _name(n.func) == "append" and
             isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)}
@@ -68,7 +107,8 @@ def person_folder_splits(tree: ast.Module) -> list[tuple[int, str, int]]:
     for loop in walk_once(tree):
         if not (isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and _name(loop.iter.func) == "walk"
                 and isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 3 and
-                isinstance(loop.target.elts[0], ast.Name) and _path_only(loop, loop.target.elts[0].id)):
+                isinstance(loop.target.elts[0], ast.Name) and _path_only(loop, loop.target.elts[0].id)
+                and not _folder_kept(loop, loop.target.elts[0].id) and not _persons_compared(loop)):
             continue
         for pooled in sorted(_appended(loop)):
             out.extend((split.lineno, pooled, loop.lineno) for split in splits_of(tree, derived_names(tree, {pooled})))

@@ -17,7 +17,12 @@ What the program must show, all of it, for :func:`pooled_fold_splits` to report 
   no ``folds.remove``): no fold is held out as the data set intends;
 * no ``groups=``, no group splitter and no ``PredefinedSplit`` anywhere.
 
-Silent: leave-one-fold-out loops (a fold compared or indexed), a program without the fold names, a grouped split.
+* no fold held out by the rows' own fold: no comparison with a fold name (``table["fold"] == "fold10"``) or of a
+  fold column (``meta.fold != 10``, ``meta["fold"].isin(test_folds)``: UrbanSound8K's metadata keeps each slice's
+  fold), which holds whole folds out by hand; a random split after it only cuts the training folds.
+
+Silent: leave-one-fold-out loops (a fold compared or indexed), a fold held out through the fold of each row, a
+program without the fold names, a grouped split.
 """
 
 from __future__ import annotations
@@ -44,6 +49,23 @@ def _fold_list(value: ast.expr) -> bool:
         isinstance(e, ast.Constant) and isinstance(e.value, str) and _FOLD.match(e.value) for e in value.elts)
 
 
+def _fold_column(node: ast.expr) -> bool:
+    """``t["fold"]``, ``t.fold``: a table's fold column."""
+    key = node.slice.value if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) else \
+        node.attr if isinstance(node, ast.Attribute) else None
+    return isinstance(key, str) and key.lower() == "fold"
+
+
+def _rows_fold_held_out(node: ast.AST) -> bool:
+    """``node`` compares a fold name or a fold column (``t["fold"] == "fold10"``, ``t.fold != 10``,
+    ``t.fold.isin(test_folds)``)."""
+    if isinstance(node, ast.Compare):
+        return any(_fold_column(x) or isinstance(x, ast.Constant) and isinstance(x.value, str) and _FOLD.match(
+            x.value) for x in [node.left, *node.comparators])
+    return isinstance(node, ast.Call) and _name(node.func) == "isin" and isinstance(node.func, ast.Attribute) and \
+        _fold_column(node.func.value)
+
+
 def _pools(loop: ast.For, tree: ast.AST) -> bool:
     """The loop appends to or extends a list first bound before the loop."""
     before = {e.id for n in walk_once(tree) if isinstance(n, ast.Assign) and n.lineno < loop.lineno
@@ -67,7 +89,8 @@ def pooled_fold_splits(tree: ast.Module) -> list[tuple[int, int]]:
         return []
     fold_vars = {loop.target.id for loop in loops if isinstance(loop.target, ast.Name)}
     if any(isinstance(n, ast.Compare) and any(isinstance(x, ast.Name) and x.id in fold_vars
-                                             for x in [n.left, *n.comparators]) for n in walk_once(tree)):
+                                             for x in [n.left, *n.comparators]) or _rows_fold_held_out(n)
+           for n in walk_once(tree)):
         return []
     pooling = [loop.lineno for loop in loops if _pools(loop, tree)]
     if not pooling:

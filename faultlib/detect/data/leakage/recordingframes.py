@@ -19,7 +19,9 @@ guide, "Cross-validation iterators for grouped data": samples of one recording a
 :func:`frame_stack_splits` reports each row-wise split (:func:`~.fileentities.row_splits`) of a program in which
 
 * a loop over files (:func:`~.fileentities.file_loops`) stacks a per-file array ``F`` under an accumulator
-  (``acc = np.vstack((acc, F))``, ``np.concatenate``/``np.append``/``np.row_stack`` of the two, ``acc.extend(F)``);
+  (``acc = np.vstack((acc, F))``, ``np.concatenate``/``np.append``/``np.row_stack`` of the two, ``acc.extend(F)``),
+  or appends it to a list that the program then stacks row-wise (``parts.append(F)`` ... ``X = np.vstack(parts)``;
+  a list kept as one sequence per file, ``pad_sequences(parts)``, is one row per file and stays silent);
 * the same loop counts ``F``'s rows (``F.shape[0]``, ``len(F)``): the file gave several rows, and the count repeats
   its label (a per-file vector ``np.mean(mfcc, axis=0)`` stacked once is one row per file and stays silent);
 * the split's arguments are the accumulator or a name computed from it, and the program passes no ``groups=`` and
@@ -32,6 +34,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage.fileentities import derived_names, file_loops, grouped, splits_of
+from faultlib.pyflow.walk import walk_once
 
 #: numpy calls that put the rows of their arguments under one another (numpy reference: ``vstack``, ``concatenate``
 #: on axis 0, ``append`` with an axis, ``row_stack``)
@@ -59,6 +62,29 @@ def _stacked(node: ast.AST) -> tuple[str, str] | None:
     return None
 
 
+def _appended(node: ast.AST) -> tuple[str, str] | None:
+    """``(list, per-file array)`` of ``parts.append(F)``."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and _name(node.value.func) == "append" and \
+            isinstance(node.value.func, ast.Attribute) and isinstance(node.value.func.value, ast.Name) and \
+            len(node.value.args) == 1 and isinstance(node.value.args[0], ast.Name):
+        return node.value.func.value.id, node.value.args[0].id
+    return None
+
+
+def _stacked_lists(tree: ast.Module) -> dict[str, set[str]]:
+    """``list -> the names bound to its rows stacked`` for each ``X = np.vstack(parts)`` (``concatenate``,
+    ``row_stack``; ``axis`` 0 or unsaid) of the program."""
+    out: dict[str, set[str]] = {}
+    for n in walk_once(tree):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and _name(n.value.func) in (
+                "vstack", "concatenate", "row_stack") and len(n.value.args) == 1 and isinstance(
+                n.value.args[0], ast.Name) and not any(k.arg == "axis" and not (
+                isinstance(k.value, ast.Constant) and k.value.value == 0) for k in n.value.keywords):
+            out.setdefault(n.value.args[0].id, set()).update(
+                t.id for t in n.targets if isinstance(t, ast.Name))
+    return out
+
+
 def _counts_rows(loop: ast.For, array: str) -> bool:
     """The loop reads ``array.shape[0]`` or ``len(array)``: how many rows this file gave."""
     for node in ast.walk(loop):
@@ -77,13 +103,17 @@ def frame_stack_splits(tree: ast.Module) -> list[tuple[int, str, int]]:
     if grouped(tree):
         return []
     out = []
+    lists = _stacked_lists(tree)
     for loop in file_loops(tree):
         for node in ast.walk(loop):
             stack = _stacked(node)
-            if stack is None or not _counts_rows(loop, stack[1]):
+            seeds = {stack[0]} if stack is not None else set()
+            if stack is None and (stack := _appended(node)) is not None:
+                seeds = lists.get(stack[0], set())  # parts.append(F), then X = np.vstack(parts)
+            if not seeds or not _counts_rows(loop, stack[1]):  # type: ignore[index]
                 continue
-            out.extend((split.lineno, stack[0], node.lineno)
-                       for split in splits_of(tree, derived_names(tree, {stack[0]})))
+            out.extend((split.lineno, stack[0], node.lineno)  # type: ignore[index]
+                       for split in splits_of(tree, derived_names(tree, seeds)))
     return sorted(set(out))
 
 

@@ -29,7 +29,7 @@ import ast
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.randommasks import drawn_fraction
-from faultlib.pyflow.walk import walk_once
+from faultlib.pyflow.walk import tree_fact, walk_once
 
 __all__ = ["cuts_rows"]
 
@@ -122,7 +122,13 @@ def _kept(tree: ast.AST) -> set[int]:
 
 
 def cuts_rows(tree: ast.AST) -> bool:
-    """The script holds rows of its data out somewhere (see the module docstring)."""
+    """The script holds rows of its data out somewhere (see the module docstring); computed once per tree
+    (:func:`~faultlib.pyflow.walk.tree_fact`): :mod:`.searchhandoff` asks it of every other script of the project for
+    each pair of them."""
+    return tree_fact(tree, _cuts_rows)
+
+
+def _cuts_rows(tree: ast.AST) -> bool:
     shown, kept = _shown(tree), _kept(tree)
     for n in walk_once(tree):
         if id(n) in shown:
