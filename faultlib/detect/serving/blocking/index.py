@@ -455,8 +455,9 @@ class Index(TypeOf):
             if func is not None and _is_local(func, expr.id):
                 bound = aliases(func).get(expr.id)
                 found = self.callee(bound, func, depth + 1) if bound is not None else None
-                if bound is not None and (not names_class(bound) or isinstance(found, str)):
-                    return found  # model=YOLO: a library class; a class of the files keeps the rules below
+                if bound is not None and (not names_class(bound) or (isinstance(found, str) and (
+                        found in self.vocab.calls or self.vocab.family_kind(found, "__init__") is not None))):
+                    return found  # model=YOLO: a library class whose construction blocks; others: the rules below
                 if _is_cls(func, expr.id):
                     return func.cls
                 picked = chosen(self, func, expr.id)

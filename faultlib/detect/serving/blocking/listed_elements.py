@@ -15,7 +15,10 @@ to ``self.instances[0]`` and to the variable of ``for w in self.instances:`` in 
 (:func:`listed_loop_types`): a Python ``for`` binds each element in turn
 (https://docs.python.org/3/reference/compound_stmts.html#the-for-statement). Held-out wave 73: a LibreOffice pool
 whose manager keeps its instances in such a list and stops each one (``Popen.wait``) from the async lifespan's
-shutdown and from an async monitor loop. Used by :meth:`~faultlib.detect.serving.blocking.index.Index.local_types`.
+shutdown and from an async monitor loop. Used by :meth:`~faultlib.detect.serving.blocking.index.Index.local_types`
+for the analysed files only: inside an installed library's own code (followed into its source) the loops stay
+untyped, as a size or mode test the analysis cannot read usually guards them (pycryptodome joins the threads of a
+large GHASH update, never reached for a short message).
 """
 
 from __future__ import annotations
@@ -57,6 +60,8 @@ def listed_loop_types(index, func: Func, known: dict) -> dict:
     """``{loop variable: element type}`` for the plain ``for`` loops of ``func`` over a list :func:`listed_element`
     types, leaving out the names in ``known``."""
     found: dict = {}
+    if index.installed is not None and index.installed.inside_library:
+        return found  # a library's own worker lists (pycryptodome's hashing threads) are left as they were
     for node in nodes_of(func, ast.For):
         target = node.target
         if isinstance(target, ast.Name) and target.id not in known and target.id not in found \
