@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.detect.blocking_source import flagged
+from tests.detect.blocking_source import flagged, joined
 
 # -- a model class built from a weights file, then called directly: model(image) runs the model -------------------
 
@@ -113,55 +113,42 @@ def test_a_pool_stopped_in_a_thread_is_silent(tmp_path):
     assert ("blocking_subprocess", "self.child.wait(timeout=20)") not in flagged(tmp_path, source)
 
 
+_JOBS = """
+    import subprocess
+
+    from fastapi import FastAPI
+
+    app = FastAPI()
+
+
+    class Job:
+        def __init__(self, name):
+            self.proc = subprocess.Popen(["worker", name])
+
+        def finish(self):
+            self.proc.wait()
+
+
+    class Note:
+        def finish(self):
+            return "noted"
+"""
+
+
 def test_a_local_list_built_by_comprehension_types_its_loop_variable(tmp_path):
-    source = """
-        import subprocess
-
-        from fastapi import FastAPI
-
-        app = FastAPI()
-
-
-        class Job:
-            def __init__(self, name):
-                self.proc = subprocess.Popen(["worker", name])
-
-            def finish(self):
-                self.proc.wait()
-
-
+    source = joined(_JOBS, """
         @app.post("/batch")
         async def batch(names: list[str]):
             jobs = [Job(n) for n in names]
             for job in jobs:
                 job.finish()
             return {"done": len(jobs)}
-    """
+    """)
     assert ("blocking_subprocess", "self.proc.wait()") in flagged(tmp_path, source)
 
 
 def test_a_comprehension_of_mixed_classes_gives_no_element_type(tmp_path):
-    source = """
-        import subprocess
-
-        from fastapi import FastAPI
-
-        app = FastAPI()
-
-
-        class Job:
-            def __init__(self, name):
-                self.proc = subprocess.Popen(["worker", name])
-
-            def finish(self):
-                self.proc.wait()
-
-
-        class Note:
-            def finish(self):
-                return "noted"
-
-
+    source = joined(_JOBS, """
         @app.post("/batch")
         async def batch(names: list[str]):
             jobs = [Job(n) if n.startswith("run") else Note() for n in names]
@@ -169,7 +156,7 @@ def test_a_comprehension_of_mixed_classes_gives_no_element_type(tmp_path):
             for job in jobs:
                 job.finish()
             return {"done": len(jobs)}
-    """
+    """)
     assert ("blocking_subprocess", "self.proc.wait()") not in flagged(tmp_path, source)
 
 
