@@ -1,0 +1,95 @@
+"""check blocking: what the review of this session's blocking rules (issue 17) found wrong, fixed by kind.
+
+Each example is written for this test; both directions are checked (the blocker found at its line with its kind,
+the healthy look-alike silent)."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged, flagged_package
+
+# -- Tornado template namespaces: a local holding data is no function, whatever global shares its name -----------
+
+_TEMPLATE = """
+    import requests
+    import tornado.web
+
+
+    def profile():
+        return requests.get("http://accounts:8000/me").json()
+
+
+    def banner_text():
+        return requests.get("http://cms:8000/banner").text
+
+
+    class Page(tornado.web.RequestHandler):
+        def get(self):
+            profile = self.get_current_user()
+            self.render("page.html", profile=profile, banner=banner_text)
+"""
+
+
+def test_a_local_value_handed_to_a_template_is_not_the_global_function_of_its_name(tmp_path):
+    found = flagged(tmp_path, _TEMPLATE)
+    assert not any("accounts:8000" in line for _, line in found)  # profile is the current user, not profile()
+    assert ("blocking_http", 'return requests.get("http://cms:8000/banner").text') in found  # handed by name: the template calls it
+
+
+# -- run_sync: only the calls on the connection the lambda receives go over the async driver ---------------------
+
+_RUN_SYNC = """
+    from sqlalchemy import create_engine, inspect
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    engine = create_async_engine("postgresql+asyncpg://app@db/app")
+    reporting = create_engine("postgresql://app@reports/app")
+
+
+    async def tables():
+        async with engine.connect() as conn:
+            mine = await conn.run_sync(lambda sync_conn: inspect(sync_conn).get_table_names())
+            theirs = await conn.run_sync(lambda sync_conn: inspect(reporting).get_table_names())
+        return mine + theirs
+"""
+
+
+def test_sqlalchemy_call_on_another_engine_inside_run_sync_is_reported(tmp_path):
+    found = flagged(tmp_path, _RUN_SYNC)
+    assert ("blocking_db", "theirs = await conn.run_sync(lambda sync_conn: inspect(reporting).get_table_names())"
+            ) in found
+    assert not any("inspect(sync_conn)" in line for _, line in found)
+
+
+# -- declared requirements: pip's line continuations and per-requirement hashes ----------------------------------
+
+_FALLBACK = """
+    import subprocess
+
+
+    async def fetch(url):
+        try:
+            import httpx
+        except ImportError:
+            subprocess.run(["pip", "install", "httpx"], check=True)
+            import httpx
+        try:
+            import orjson
+        except ImportError:
+            subprocess.run(["pip", "install", "orjson"], check=True)
+            import orjson
+        return orjson.loads(httpx.get(url).content)
+"""
+
+_HASHED = """
+    # pip-compile --generate-hashes
+    httpx==0.27.0 \\
+        --hash=sha256:0000000000000000000000000000000000000000000000000000000000000000 \\
+        --hash=sha256:1111111111111111111111111111111111111111111111111111111111111111
+    anyio==4.4.0  # via httpx
+"""
+
+
+def test_a_requirement_written_with_hashes_on_continuation_lines_is_declared(tmp_path):
+    found = flagged_package(tmp_path, {"fetcher.py": _FALLBACK, "requirements.txt": _HASHED})
+    assert not any("pip" in line and "httpx" in line for _, _, line in found)  # httpx is declared: never runs
+    assert ("fetcher.py", "blocking_subprocess", 'subprocess.run(["pip", "install", "orjson"], check=True)') in found
