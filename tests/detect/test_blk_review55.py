@@ -93,3 +93,74 @@ def test_a_requirement_written_with_hashes_on_continuation_lines_is_declared(tmp
     found = flagged_package(tmp_path, {"fetcher.py": _FALLBACK, "requirements.txt": _HASHED})
     assert not any("pip" in line and "httpx" in line for _, _, line in found)  # httpx is declared: never runs
     assert ("fetcher.py", "blocking_subprocess", 'subprocess.run(["pip", "install", "orjson"], check=True)') in found
+
+
+# -- autocommit connections: a module that takes the connection out of autocommit commits a real transaction -----
+
+_LEDGER = """
+    import psycopg2
+
+
+    class Ledger:
+        def __init__(self, dsn):
+            self.db = psycopg2.connect(dsn)
+            self.db.autocommit = True
+
+        def note(self, text):
+            with self.db.cursor() as cur:
+                cur.execute("INSERT INTO notes VALUES (%s)", (text,))
+            self.db.commit()
+
+        def move(self, src, dst):
+            self.db.autocommit = False
+            with self.db.cursor() as cur:
+                cur.execute("UPDATE accounts SET n = n - 1 WHERE id = %s", (src,))
+                cur.execute("UPDATE accounts SET n = n + 1 WHERE id = %s", (dst,))
+            self.db.commit()
+
+
+    ledger = Ledger("dbname=bank")
+
+
+    async def handle(src, dst):
+        ledger.move(src, dst)
+"""
+
+_NOTES = """
+    import sqlite3
+
+
+    def open_notes():
+        db = sqlite3.connect("notes.db", isolation_level=None)
+        return db
+
+
+    def open_orders():
+        db = sqlite3.connect("orders.db", isolation_level=None)
+        db.isolation_level = "IMMEDIATE"
+        return db
+
+
+    async def record(text):
+        notes = open_notes()
+        notes.execute("INSERT INTO notes VALUES (?)", (text,))
+        notes.commit()
+
+
+    async def order(item):
+        orders = open_orders()
+        orders.execute("INSERT INTO orders VALUES (?)", (item,))
+        orders.commit()
+"""
+
+
+def test_commit_after_autocommit_is_switched_off_again_is_reported(tmp_path):
+    found = flagged(tmp_path, _LEDGER)
+    assert ("blocking_db", "self.db.commit()") in found
+
+
+def test_commit_on_a_connection_put_back_into_transactions_is_reported_autocommit_one_silent(tmp_path):
+    found = flagged(tmp_path, _NOTES)
+    assert ("blocking_db", "orders.commit()") in found
+    assert ("blocking_db", "notes.commit()") not in found
+    assert ("blocking_db", 'notes.execute("INSERT INTO notes VALUES (?)", (text,))') in found
