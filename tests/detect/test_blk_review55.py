@@ -164,3 +164,39 @@ def test_commit_on_a_connection_put_back_into_transactions_is_reported_autocommi
     assert ("blocking_db", "orders.commit()") in found
     assert ("blocking_db", "notes.commit()") not in found
     assert ("blocking_db", 'notes.execute("INSERT INTO notes VALUES (?)", (text,))') in found
+
+
+# -- done callbacks: a callback the module also calls itself with another future waits there ---------------------
+
+_CALLBACK = """
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=2)
+
+
+    def render(page):
+        return page * 2
+
+
+    def report(page, done):
+        print(page, done.result())
+
+
+    async def queue_page(page):
+        job = pool.submit(render, page)
+        job.add_done_callback(lambda finished: report(page, finished))
+
+
+    async def render_now(page):
+        job = pool.submit(render, page)
+        report(page, job)
+"""
+
+
+def test_a_done_callback_also_called_directly_with_a_running_future_is_reported(tmp_path):
+    assert ("blocking_task", "print(page, done.result())") in flagged(tmp_path, _CALLBACK)
+
+
+def test_a_done_callback_only_registered_is_silent(tmp_path):
+    registered_only = _CALLBACK[:_CALLBACK.index("    async def render_now")]
+    assert not any("done.result()" in line for _, line in flagged(tmp_path, registered_only))
