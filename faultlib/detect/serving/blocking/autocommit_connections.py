@@ -25,6 +25,10 @@ The call is quiet when the receiver (a local, a module global or ``self.<attribu
 function bound so or switched to autocommit by one of the statements above, or a call of a function of the analysed
 files every ``return`` of which is such a value; or when the class switches ``self.<attribute>`` itself. A module
 that runs a ``BEGIN`` statement of its own (a string starting so) opens transactions by hand: the rule stays off there.
+So does a module that takes a connection of the same name (for a local: in its own function) out of autocommit
+again -- ``conn.autocommit = False``, ``set_session(autocommit=False)``, ``set_isolation_level`` to another level,
+sqlite3's ``conn.isolation_level = "DEFERRED"`` (the docs above: a non-None isolation level opens implicit
+transactions) -- for a method that switches to a transaction for a transfer then commits it sends ``COMMIT``.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.awaited_sync import _bindings
-from faultlib.detect.serving.blocking.model import Func, dotted
+from faultlib.detect.serving.blocking.model import Func, _is_local, dotted
 
 __all__ = ["commits_nothing"]
 
@@ -52,6 +56,8 @@ def commits_nothing(index, target: str, call: ast.Call, func: Func) -> bool:
     if _opens_by_hand(func.module):
         return False
     receiver = call.func.value
+    if _taken_off(receiver, func):
+        return False  # self.conn.autocommit = False in a method: a transaction this commit() ends
     if _switched_on_self(receiver, func):
         return True
     bindings = [(value, scope) for value, annotation, scope in _bindings(index, receiver, func)
@@ -64,6 +70,8 @@ def _autocommit(index, value: ast.expr, scope: Func, bound_to: ast.expr | None, 
     """``value`` (in ``scope``, bound to ``bound_to`` there) is a connection in autocommit mode."""
     if isinstance(value, ast.Await):
         value = value.value
+    if bound_to is not None and _taken_off(bound_to, scope):
+        return False  # conn = connect(..., isolation_level=None); conn.isolation_level = "DEFERRED"
     if isinstance(bound_to, ast.Name) and _switched(scope, bound_to.id):
         return True  # conn = psycopg2.connect(dsn); conn.autocommit = True
     if isinstance(value, ast.Name) and depth < _DEPTH:
@@ -127,8 +135,62 @@ def _switches_on(node: ast.AST, names) -> bool:
     level = node.args[0]
     if node.func.attr == "set_autocommit":
         return isinstance(level, ast.Constant) and level.value is True
+    return _autocommit_level(level)
+
+
+def _autocommit_level(level: ast.expr) -> bool:
+    """psycopg2's autocommit isolation level: the constant 0 or ``ISOLATION_LEVEL_AUTOCOMMIT``."""
     return ((isinstance(level, ast.Constant) and level.value == 0 and level.value is not False)
             or (dotted(level) or [""])[-1] == "ISOLATION_LEVEL_AUTOCOMMIT")
+
+
+def _turned_off(node: ast.AST) -> ast.expr | None:
+    """The connection ``node`` takes out of autocommit mode (``x.autocommit = False``, ``x.isolation_level = "..."``,
+    ``x.set_session(autocommit=False)``, ``x.set_autocommit(False)``, ``x.set_isolation_level(<a transaction
+    level>)``), or None; a value that is not a literal counts as off."""
+    if isinstance(node, ast.Assign):
+        for t in node.targets:
+            if isinstance(t, ast.Attribute) and (
+                    (t.attr == "autocommit" and not (isinstance(node.value, ast.Constant) and node.value.value is True))
+                    or (t.attr == "isolation_level" and not (isinstance(node.value, ast.Constant)
+                                                             and node.value.value is None)
+                        and not _autocommit_level(node.value))):
+                return t.value
+        return None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SWITCHES):
+        return None
+    if node.func.attr == "set_session":
+        given = next((k.value for k in node.keywords if k.arg == "autocommit"), None)
+        off = given is not None and not (isinstance(given, ast.Constant) and given.value is True)
+    elif node.func.attr == "set_autocommit":
+        off = bool(node.args) and not (isinstance(node.args[0], ast.Constant) and node.args[0].value is True)
+    else:
+        off = bool(node.args) and not _autocommit_level(node.args[0])
+    return node.func.value if off else None
+
+
+def _taken_off(held: ast.expr, scope: Func) -> bool:
+    """Whether the connection ``held`` names in ``scope`` is taken out of autocommit mode (:func:`_turned_off`): a
+    local of ``scope`` by a statement of ``scope``; a global or an attribute (``self.conn``) anywhere in the module."""
+    if isinstance(held, ast.Name) and _is_local(scope, held.id):
+        return any(isinstance(off := _turned_off(node), ast.Name) and off.id == held.id for node in scope.nodes)
+    return _spelling(held) in _switched_off(scope.module)
+
+
+def _spelling(expr: ast.expr | None) -> tuple[str, str] | None:
+    """How a connection is held: ``("name", "conn")`` for a variable, ``("attr", "conn")`` for ``self.conn``."""
+    return (("name", expr.id) if isinstance(expr, ast.Name) else ("attr", expr.attr)
+            if isinstance(expr, ast.Attribute) else None)
+
+
+def _switched_off(module) -> frozenset[tuple[str, str]]:
+    """The :func:`_spelling` of every connection the module takes out of autocommit mode somewhere (memoised per
+    module: one walk)."""
+    found = module.__dict__.get("_faultlib_autocommit_off")
+    if found is None:
+        found = module.__dict__["_faultlib_autocommit_off"] = frozenset(
+            _spelling(off) for off in map(_turned_off, ast.walk(module.tree)) if off is not None) - {None}
+    return found
 
 
 def _opens_by_hand(module) -> bool:

@@ -68,11 +68,23 @@ def declared_distributions(module_path: str) -> frozenset[str]:
 
 def _declared_in(folder: str) -> frozenset[str]:
     names = _pyproject(os.path.join(folder, "pyproject.toml"))
-    for line in read_dependency_file(os.path.join(folder, "requirements.txt")).splitlines():
-        line = line.split("#")[0].strip()
-        if line and not line.startswith("-"):
-            names += _name(line)
+    for line in _requirement_lines(read_dependency_file(os.path.join(folder, "requirements.txt"))):
+        names += _name(line)
     return frozenset(names)
+
+
+def _requirement_lines(text: str) -> list[str]:
+    """The requirements of a requirements file's ``text``, as pip reads it: a line ending in ``\\`` continues on
+    the next, a ``#`` after whitespace (or at the start) begins a comment, a line starting with ``-`` is an option or
+    an include, and a requirement's own options (``--hash=sha256:...``, which ``pip-compile --generate-hashes``
+    writes on continuation lines) follow it (https://pip.pypa.io/en/stable/reference/requirements-file-format/
+    "Line continuations", "Comments", "Per-requirement options")."""
+    found = []
+    for line in re.sub(r"\\\r?\n", " ", text).splitlines():
+        line = re.split(r"(?:^|\s)#", line)[0].strip()
+        if line and not line.startswith("-"):
+            found.append(re.split(r"\s--?[a-z]", line)[0].strip())
+    return found
 
 
 def pyproject_requirements(path: str) -> tuple[list[str], dict, list[dict]]:

@@ -13,7 +13,8 @@ second argument, ``fut.add_done_callback(functools.partial(on_done, job))`` appe
 arguments ("partial ... with positional arguments args", https://docs.python.org/3/library/functools.html#
 functools.partial) -- held-out wave 71: a document parser's CLI logging each visualisation job's outcome.
 The same read in a function no ``add_done_callback`` receives, or on another future, stays a wait (held-out wave
-52: a Bluetooth bridge's ``done_future.result()`` in three done callbacks).
+52: a Bluetooth bridge's ``done_future.result()`` in three done callbacks); so does the read of a callback the module
+also calls itself (``on_done(job, other_future)`` in a handler), with a future that may still be running.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ def reads_own_done_future(call: ast.Call, func: Func) -> bool:
         params = params[1:]
     if call.func.value.id not in params:
         return False
-    return _registered(func.node.name, func.module.tree, params.index(call.func.value.id))
+    name = func.node.name
+    return _registered(name, func.module.tree, params.index(call.func.value.id)) and not _called_directly(
+        name, func.module.tree)
 
 
 def _registered(name: str, tree: ast.AST, position: int) -> bool:
@@ -75,3 +78,16 @@ def _forwards(handed: ast.Lambda, name: str, position: int) -> bool:
     before = body.args[:position + 1]
     return (not any(isinstance(a, ast.Starred) for a in before) and isinstance(body.args[position], ast.Name)
             and body.args[position].id == params[0])
+
+
+def _called_directly(name: str, tree: ast.AST) -> bool:
+    """Some call of ``name`` (or ``x.name``) in ``tree`` outside what is handed to ``add_done_callback``: there the
+    function gets whatever future its caller passes, perhaps one still running, and its read waits for it."""
+    handed: set[int] = set()
+    calls: list[ast.Call] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            calls.append(node)
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "add_done_callback":
+                handed.update(id(n) for a in node.args for n in ast.walk(a))
+    return any(_names(c.func, name) and id(c) not in handed for c in calls)

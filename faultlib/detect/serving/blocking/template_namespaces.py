@@ -13,7 +13,11 @@ frontend package), so a function handed over by name is taken as called: nothing
 
 What is handed over: a keyword argument's value, and the values of a dict spread into the call (``**ns`` of a dict
 display, or ``**template_args()`` of a function of the analysed files whose every ``return`` is a dict display),
-each a name or attribute that resolves to a sync function of the analysed files. Only ``self.render``/
+each a name or attribute that resolves to a sync function of the analysed files. A local of the handler (or of the
+helper) bound to a value it computes -- ``user = self.get_current_user()`` then ``user=user`` -- hands data, even
+when a module function shares its name (a local shadows a global: https://docs.python.org/3/reference/
+executionmodel.html#resolution-of-names); a local bound to a function value (``fn = static_url_of``, a parameter's
+default) is followed to that function. Only ``self.render``/
 ``self.render_string`` in a method of a class deriving from a Tornado handler. Used by
 :mod:`~faultlib.detect.serving.blocking.reach`.
 """
@@ -23,7 +27,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.frameworks import TORNADO_HANDLERS
-from faultlib.detect.serving.blocking.model import Func, nodes_of
+from faultlib.detect.serving.blocking.model import Func, _is_local, aliases, nodes_of
 
 __all__ = ["template_functions"]
 
@@ -49,6 +53,8 @@ def template_functions(index, call: ast.Call, func: Func) -> list[Func]:
             handed += _returned_values(index, keyword.value, func)
     found: list[Func] = []
     for value, scope in handed:
+        if isinstance(value, ast.Name) and _is_local(scope, value.id) and value.id not in aliases(scope):
+            continue  # user = self.get_current_user(); render(..., user=user): a value, not the global user()
         if isinstance(value, (ast.Name, ast.Attribute)):
             named = index.callee(value, scope)
             if isinstance(named, Func) and not named.is_async and named not in found:
