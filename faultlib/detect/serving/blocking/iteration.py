@@ -44,6 +44,8 @@ def waiting_iterations(func: Func, index) -> list[Site]:
             continue
         if isinstance(iterated, ast.Call) and _own_generator(index, iterated, func):
             continue  # for x in chunks(): the generator's own body is followed, and its waits are found there
+        if isinstance(iterated, ast.Name) and _materialised(func, iterated.id, at.lineno):
+            continue  # segments = list(segments) above: the items are in memory, drained (and reported) there
         owner = index.type_of(iterated, func)  # a value (streamer, self.streamer), or a call's (as_completed(fs))
         kind = index.vocab.family_kind(owner, "__next__") if isinstance(owner, str) else None
         if kind is not None:
@@ -52,6 +54,15 @@ def waiting_iterations(func: Func, index) -> list[Site]:
         found += [Site("blocking_cpu", "a timestamp parsed on every line of a whole text (CPU in proportion to its "
                        "length)", func, loop) for loop in parsing_loops(index, func)]
     return found + handle_iterations(func, index)  # a stream made off the loop, a library's stream handle
+
+
+def _materialised(func: Func, name: str, line: int) -> bool:
+    """``name = list(name)`` (or another consuming builtin of itself) on a line before ``line`` in ``func``: from
+    there on ``name`` holds the drained items, and iterating it again waits for nothing."""
+    return any(isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) and n.value.func.id in CONSUMERS
+               and n.value.args and isinstance(n.value.args[0], ast.Name) and n.value.args[0].id == name
+               and any(isinstance(t, ast.Name) and t.id == name for t in n.targets) and n.lineno < line
+               for n in nodes_of(func, ast.Assign))
 
 
 def handed_back(index, target: Func | None, iterated: bool, itself: bool = False) -> list[Func]:

