@@ -37,7 +37,7 @@ def prefer_own_services(modules: dict) -> None:
             named = _module_part(target, modules)
             if named is None or tails.get(named, 0) < 2 or named in full and _under(module.name, named):
                 continue
-            own = _nearest(module.package, named, full)
+            own = _nearest(module.package, named, full, module.name)
             if own is not None and own != named:
                 module.imports[alias] = own + target[len(named):]
 
@@ -58,11 +58,12 @@ def _under(importer: str, named: str) -> bool:
     return importer.partition(".")[0] == named.partition(".")[0] and "." in named
 
 
-def _nearest(package: str, named: str, full: dict) -> str | None:
-    """``<enclosing folder>.<named>`` for the nearest enclosing folder of the importer's package that has it."""
+def _nearest(package: str, named: str, full: dict, importer: str) -> str | None:
+    """``<enclosing folder>.<named>`` for the nearest enclosing folder of the importer's package that has it, the
+    importer itself aside (``from store import Client`` in ``bot/plugins/store.py`` means another ``store``)."""
     parts = package.split(".") if package else []
     for end in range(len(parts), 0, -1):
         candidate = ".".join(parts[:end]) + "." + named
-        if candidate in full:
+        if candidate in full and candidate != importer:
             return candidate
     return None
