@@ -301,6 +301,7 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
     from faultlib.detect.serving.blocking.namesakes import drop_library_names
     from faultlib.detect.serving.blocking.own_root import known_packages
     from faultlib.detect.serving.blocking.reach import Reachability
+    from faultlib.detect.serving.blocking.service_roots import prefer_own_services
     from faultlib.detect.serving.blocking.private_loops import private_entries
     from faultlib.detect.serving.blocking.prewarmed import PrewarmedGetters
     from faultlib.detect.serving.blocking.warm_caches import WarmCaches
@@ -331,6 +332,7 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
             else:
                 modules.setdefault(name, module)
     _prefer_siblings(modules)
+    prefer_own_services(modules)  # from app.routes import ... in one of several services side by side
     index = Index(modules)
     drop_library_names(modules, known_packages(index))  # utilities/openai.py importing openai: the package's name
     index.outside = frozenset(outside)

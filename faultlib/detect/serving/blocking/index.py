@@ -59,6 +59,7 @@ from faultlib.detect.serving.blocking.own_root import under_own_name
 from faultlib.detect.serving.blocking.remote_methods import remote_method
 from faultlib.detect.serving.blocking.scopes import MAX_RESOLVE_DEPTH, _all_classes, _is_classmethod, _is_cls
 from faultlib.detect.serving.blocking.typeof import TypeOf
+from faultlib.detect.serving.blocking.built_instances import instance_names
 from faultlib.detect.serving.blocking.typealiases import annotated_type, type_alias
 
 __all__ = ["Func", "Index", "Klass", "Module", "Type", "build_module", "dotted"]
@@ -333,7 +334,7 @@ class Index(TypeOf):
 
     def _store_attributes(self, method: Func, attrs: dict[str, Type], klass: Klass) -> None:
         """Add to ``attrs`` the types of the ``self.X = ...`` (``ClassName.X = ...`` too: a cache shared by the
-        instances) and ``self.register_modules(X=...)`` in ``method`` that are not typed yet."""
+        instances; ``obj.X = ...`` of an instance a factory builds in a local, built_instances.py) and ``self.register_modules(X=...)`` in ``method`` that are not typed yet."""
         self_name = method.node.args.args[0].arg if method.node.args.args else None
         for node in nodes_of(method, (ast.Assign, ast.AnnAssign, ast.Call)):  # a store, or a setter's call
             targets = node.targets if isinstance(node, ast.Assign) else (
@@ -343,8 +344,8 @@ class Index(TypeOf):
                     attrs.update((t.attr, typed) for i, t in enumerate(target.elts) if isinstance(t, ast.Attribute)
                                  and dotted(t.value) == [self_name] and t.attr not in attrs
                                  and (typed := self.stores.unpacked(node.value, i, method)) is not None)
-                elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                        and target.value.id in (self_name, klass.node.name) and target.attr not in attrs):
+                elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.attr not in attrs
+                        and (target.value.id == klass.node.name or target.value.id in instance_names(method, klass))):
                     found = (self.annotation_type(node.annotation, klass.module)
                              if isinstance(node, ast.AnnAssign) else None)
                     value = getattr(node, "value", None)

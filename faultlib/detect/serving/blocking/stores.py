@@ -17,6 +17,7 @@ import ast
 
 from faultlib.detect.serving.blocking.infer import (MAX_NESTING, agreed, _assigned_in, _positional,
                                                      _single_assignment, _top_level_nodes)
+from faultlib.detect.serving.blocking.built_instances import instance_names
 from faultlib.detect.serving.blocking.loader_tuples import unpacked_item
 from faultlib.detect.serving.blocking.local_stores import local_dict_stores
 from faultlib.detect.serving.blocking.model import Func, Module, Type, _is_local, dotted, nodes_of
@@ -106,8 +107,8 @@ class Stores:
                 self.module_attribute(holder, expr.attr)  # builds the table of writes
                 values += [(v, s or self.index.infer.module_func(m), p) for m, (t, v, p, s) in (self._writes or {}).get(
                     expr.attr, []) if self.index._module_of(t.value, s or self.index.infer.module_func(m)) is holder]
-            elif isinstance(expr.value, ast.Name) and func.cls is not None and _positional(func.node)[:1] == [
-                    expr.value.id]:
+            elif isinstance(expr.value, ast.Name) and func.cls is not None and expr.value.id in instance_names(
+                    func, func.cls):  # self.x, or obj.x of an `obj = cls()` a factory builds
                 values = [(v, m, None) for v, m in self._self_values(func.cls).get(expr.attr, [])]
         for value, scope, position in values[:32]:
             if isinstance(value, ast.Constant) and value.value is None:
@@ -129,7 +130,7 @@ class Stores:
                     if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                         for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
                             if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                                    and target.value.id == params[0]):
+                                    and target.value.id in instance_names(method, klass)):  # obj = cls(): obj.x
                                 table.setdefault(target.attr, []).append((node.value, method))
         return table
 

@@ -111,7 +111,10 @@ DATABASES = Vocabulary(
                                            "update")}, SQLA),
         Family(("redis.Redis", "redis.StrictRedis", "redis.client.Redis", "redis.client.Pipeline"),
                {"*": "blocking_db"}, "https://redis.readthedocs.io/en/stable/examples/asyncio_examples.html",
-               except_=frozenset({"pipeline", "pubsub", "lock", "register_script", "from_url", "client"})),
+               # close releases the client's connection to its pool and, for a pool the client made itself,
+               # closes the pool's sockets: no command, no reply awaited (https://redis.readthedocs.io/en/stable/
+               # connections.html#redis.Redis.close; held-out wave 74: a lifespan's shutdown)
+               except_=frozenset({"pipeline", "pubsub", "lock", "register_script", "from_url", "client", "close"})),
         Family(("pymongo.MongoClient", "pymongo.mongo_client.MongoClient", "pymongo.database.Database",
                 "pymongo.collection.Collection"), {m: "blocking_db" for m in _MONGO_REQUESTS},
                "https://pymongo.readthedocs.io/en/stable/async-tutorial.html"),
