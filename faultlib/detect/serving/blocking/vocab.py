@@ -377,7 +377,13 @@ wave 58: a TTS model's ``generate_jit(text)``)."""
 def runs_remote_model(type_name: str | None, method: str) -> bool:
     """``method`` called on a model of an unread class (:data:`OPAQUE_MODELS`) runs the model (see
     :data:`MODULE_HOUSEKEEPING`)."""
-    return type_name in OPAQUE_MODELS and not method.startswith("_") and (
+    return type_name in OPAQUE_MODELS and runs_model_code(method)
+
+
+def runs_model_code(method: str) -> bool:
+    """Whether ``method`` (or a submodule's name) called on a model of an unread class is the model's own code: a
+    public name beyond the module's housekeeping (:data:`MODULE_HOUSEKEEPING`)."""
+    return not method.startswith("_") and (
         method not in MODULE_HOUSEKEEPING and not method.startswith(MODULE_HOUSEKEEPING_PREFIXES))
 
 
