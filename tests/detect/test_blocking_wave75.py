@@ -18,42 +18,38 @@ _FETCHER = """
 """
 
 
+_STARTUP = """
+    from svc.tools import fetch_weights
+
+
+    async def startup(app):
+        app.state.folder = fetch_weights("acme/tiny-tagger")
+"""
+
+
+def _package(init: str, app: str = _STARTUP) -> dict[str, str]:
+    """A package ``svc`` whose ``tools/__init__.py`` is ``init``, with the blocking helper in ``tools/fetch_weights.py``
+    and ``app.py`` importing ``fetch_weights`` from ``svc.tools``."""
+    return {"__init__.py": "", "tools/__init__.py": init, "tools/fetch_weights.py": _FETCHER, "app.py": app}
+
+
+_DOWNLOAD = ("tools/fetch_weights.py", "blocking_http", "return snapshot_download(repo)")
+
+
 def test_a_helper_re_exported_under_its_submodules_name_is_followed(tmp_path):
-    found = flagged_package(tmp_path, {
-        "__init__.py": "",
-        "tools/__init__.py": "from svc.tools.fetch_weights import fetch_weights as fetch_weights\n",
-        "tools/fetch_weights.py": _FETCHER,
-        "app.py": """
-            from svc.tools import fetch_weights
-
-
-            async def startup(app):
-                app.state.folder = fetch_weights("acme/tiny-tagger")
-        """})
-    assert ("tools/fetch_weights.py", "blocking_http", "return snapshot_download(repo)") in found
+    found = flagged_package(tmp_path, _package(
+        "from svc.tools.fetch_weights import fetch_weights as fetch_weights\n"))
+    assert _DOWNLOAD in found
 
 
 def test_a_relative_re_export_under_the_submodules_name_is_followed(tmp_path):
-    found = flagged_package(tmp_path, {
-        "__init__.py": "",
-        "tools/__init__.py": "from .fetch_weights import fetch_weights\n",
-        "tools/fetch_weights.py": _FETCHER,
-        "app.py": """
-            from svc.tools import fetch_weights
-
-
-            async def startup(app):
-                app.state.folder = fetch_weights("acme/tiny-tagger")
-        """})
-    assert ("tools/fetch_weights.py", "blocking_http", "return snapshot_download(repo)") in found
+    found = flagged_package(tmp_path, _package("from .fetch_weights import fetch_weights\n"))
+    assert _DOWNLOAD in found
 
 
 def test_the_re_exported_helper_offloaded_is_silent(tmp_path):
-    found = flagged_package(tmp_path, {
-        "__init__.py": "",
-        "tools/__init__.py": "from svc.tools.fetch_weights import fetch_weights as fetch_weights\n",
-        "tools/fetch_weights.py": _FETCHER,
-        "app.py": """
+    found = flagged_package(tmp_path, _package(
+        "from svc.tools.fetch_weights import fetch_weights as fetch_weights\n", """
             import asyncio
 
             from svc.tools import fetch_weights
@@ -61,25 +57,15 @@ def test_the_re_exported_helper_offloaded_is_silent(tmp_path):
 
             async def startup(app):
                 app.state.folder = await asyncio.to_thread(fetch_weights, "acme/tiny-tagger")
-        """})
+        """))
     assert not found
 
 
 def test_a_package_binding_its_own_function_under_the_name_keeps_it(tmp_path):
-    found = flagged_package(tmp_path, {
-        "__init__.py": "",
-        "tools/__init__.py": """
-            def fetch_weights(repo: str) -> str:
-                return repo.lower()
-        """,
-        "tools/fetch_weights.py": _FETCHER,
-        "app.py": """
-            from svc.tools import fetch_weights
-
-
-            async def startup(app):
-                app.state.folder = fetch_weights("acme/tiny-tagger")
-        """})
+    found = flagged_package(tmp_path, _package("""
+        def fetch_weights(repo: str) -> str:
+            return repo.lower()
+    """))
     assert not found
 
 
