@@ -57,6 +57,7 @@ from faultlib.detect.serving.blocking.method_aliases import bound_method
 from faultlib.detect.serving.blocking.library_supers import library_base_method
 from faultlib.detect.serving.blocking.own_root import under_own_name
 from faultlib.detect.serving.blocking.remote_methods import remote_method
+from faultlib.detect.serving.blocking.rebound_submodules import rebound_submodule
 from faultlib.detect.serving.blocking.scopes import MAX_RESOLVE_DEPTH, _all_classes, _is_classmethod, _is_cls
 from faultlib.detect.serving.blocking.typeof import TypeOf
 from faultlib.detect.serving.blocking.built_instances import instance_names
@@ -97,6 +98,9 @@ class Index(TypeOf):
         parts = name.split(".")
         for cut in range(len(parts), 0, -1):
             module = self.modules.get(".".join(parts[:cut]))
+            rebound = rebound_submodule(self, parts, depth) if module is not None and cut == len(parts) else None
+            if rebound is not None:  # from pkg.mod import mod as mod in pkg/__init__.py: pkg.mod is that function
+                return rebound
             if module is not None and not documented_re_export(self, module, parts[cut:], name):
                 return self.member(module, parts[cut:], depth) or name
             if module is not None:

@@ -78,8 +78,27 @@ def constructed_site(index, target: str, call: ast.Call, func: Func) -> str | No
 
 def run_site(index, owner: str, method: str) -> bool:
     """Whether ``owner.method`` runs a model: ``owner`` is a class the analysed code constructs from a model
-    reference, ``method`` one of its inference methods."""
-    return method in INFERENCE and owner in _model_classes(index)
+    reference, ``method`` one of its inference methods -- or, for a class it loads with a loader classmethod
+    (``SNAC.from_pretrained(repo)``), any public method or submodule beyond the module's housekeeping
+    (``model.decoder(z)``: :func:`~faultlib.detect.serving.blocking.vocab.runs_model_code`)."""
+    if owner not in _model_classes(index):
+        return False
+    return method in INFERENCE or (owner in _hub_loaded_classes(index) and vocab.runs_model_code(method))
+
+
+def _hub_loaded_classes(index) -> frozenset[str]:
+    """The classes of :func:`_model_classes` that some call loads with a loader classmethod (once per index): a
+    ``from_pretrained``-style class is a model whose code the analysis does not read -- the Hugging Face convention
+    is a ``torch.nn.Module`` (``PreTrainedModel``, ``PyTorchModelHubMixin``: https://huggingface.co/docs/
+    huggingface_hub/guides/integrations#a-more-flexible-approach-helpers) -- so, as for
+    :data:`~faultlib.detect.serving.blocking.vocab.OPAQUE_MODELS`, calling one of its submodules
+    (``self.model.decoder(z)``) runs its forward pass (held-out wave 75: a TTS server's SNAC codec decoded in its
+    asyncio batch worker)."""
+    found = index.__dict__.get("_hub_loaded_classes")
+    if found is None:
+        found = index.__dict__["_hub_loaded_classes"] = frozenset(
+            name for module in index.distinct_modules() for name in _loaded_classes(index, module))
+    return found
 
 
 def _candidate_class(target: str) -> bool:
@@ -121,9 +140,8 @@ def _model_classes(index) -> frozenset[str]:
     found = index.__dict__.get("_model_ref_classes")
     if found is not None:
         return found
-    classes: set[str] = set()
+    classes: set[str] = set(_hub_loaded_classes(index))
     for module in index.distinct_modules():
-        classes.update(_loaded_classes(index, module))
         if not any(_is_reference(m.group(2)) for m in _QUOTED.finditer(module.source)):
             continue  # no literal a model reference could come from (a module dict's entry is in it too)
         scopes: list[tuple[Func | None, list[ast.AST]]] = [(f, f.nodes) for f in module.all_functions]

@@ -49,6 +49,20 @@ _HUB_API_FUNCTIONS = (
 repository, from a service launcher reached on the loop); ``run_as_future`` is left out (it hands the call to a
 thread)."""
 
+HUB_LOGIN = ("https://huggingface.co/docs/huggingface_hub/package_reference/authentication#huggingface_hub.login (login "
+             "with a token checks it against the Hub -- a whoami request -- before saving it; held-out wave 75: a TTS "
+             "server's start-up login)")
+PYDUB_SEGMENT_METHODS = (
+    "__add__", "__radd__", "__sub__", "__mul__", "__getitem__", "append", "overlay", "fade", "fade_in", "fade_out",
+    "apply_gain", "apply_gain_stereo", "set_frame_rate", "set_channels", "set_sample_width", "reverse", "silent",
+    "empty", "from_mono_audiosegments", "normalize", "low_pass_filter", "high_pass_filter", "band_pass_filter", "pan",
+    "speedup", "strip_silence", "compress_dynamic_range", "invert_phase", "remove_dc_offset")
+"""Methods and operators of pydub's ``AudioSegment`` that return a new ``AudioSegment`` (segments are immutable:
+https://github.com/jiaaro/pydub/blob/master/API.markdown, "AudioSegment(...).__add__()" onwards, the slicing
+``segment[:1000]``, ``AudioSegment.silent``/``empty`` and the effects pydub/effects.py registers as methods). Typing
+them keeps a chain of edits an ``AudioSegment`` up to its ``export`` (held-out wave 75; the operators through
+:mod:`~faultlib.detect.serving.blocking.operator_results`)."""
+
 GCS_LISTING = "google.cloud.storage.Client.list_blobs"
 """What ``list_blobs`` returns: an iterator whose items are ``Blob`` objects."""
 
@@ -376,6 +390,7 @@ SDKS = Vocabulary(
             "hf_hub_download", "snapshot_download", "upload_file", "upload_folder", "create_repo", "list_models",
             "model_info", "list_repo_files")},
         **{f"huggingface_hub.{m}{f}": (H, HUB_API_FUNCTIONS) for m in ("", "hf_api.") for f in _HUB_API_FUNCTIONS},
+        **{f"huggingface_hub.{m}login": (H, HUB_LOGIN) for m in ("", "_login.")},
         "datasets.load_dataset": (H, "https://huggingface.co/docs/datasets/package_reference/loading_methods#datasets."
                                      "load_dataset (downloads the dataset from the Hub or reads the local cache, and "
                                      "prepares the Arrow files, in the calling thread)"),
@@ -403,6 +418,7 @@ SDKS = Vocabulary(
         **{f"PIL.ImageEnhance.{c}.enhance": "PIL.Image.Image" for c in ("Brightness", "Color", "Contrast",
                                                                         "Sharpness")},
         **{f"pydub.AudioSegment.{m}": "pydub.AudioSegment" for m in ("from_file", "from_mp3", "from_wav", "from_ogg")},
+        **{f"pydub.AudioSegment.{m}": "pydub.AudioSegment" for m in PYDUB_SEGMENT_METHODS},
         **{f"chromadb.{c}.{m}": "chromadb.Collection" for c in ("Client", "PersistentClient", "HttpClient")
            for m in ("get_or_create_collection", "create_collection", "get_collection")},
         "google.cloud.storage.Client.bucket": "google.cloud.storage.Bucket",

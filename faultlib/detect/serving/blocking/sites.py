@@ -193,6 +193,10 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         return Site("blocking_cpu", f"{owner}.{method}", func, call)
     if method in vocab.LOAD_METHODS and vocab.is_third_party_instance(owner):
         return Site("blocking_file_io", f"{owner}.{method}", func, call)
+    if vocab.HUB_LOADERS.match(method) and vocab.is_third_party_instance(owner):  # CheckpointInfo.from_hf_repo(r)
+        return Site("blocking_http", f"{target} (a Hub loader: downloads the repository's files)", func, call)
+    if vocab.WEIGHT_LOADERS.match(method) and vocab.is_third_party_instance(owner):  # model.load_weights(path)
+        return Site("blocking_file_io", f"{target} (reads the model's weights from the file)", func, call)
     if _LOADED_MODEL.match(method) and _third_party(owner):  # mlflow.pyfunc.load_model(uri), booster.load_model(p)
         return Site("blocking_file_io", f"{target} (a library's model loader: reads the model's files)", func, call)
     through = descriptor_file_call(index, target, call, func)  # json.dump(state, os.fdopen(fd, "w"))

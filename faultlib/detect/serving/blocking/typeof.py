@@ -17,6 +17,7 @@ from faultlib.detect.serving.blocking.hung_attrs import hung_attribute
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
 from faultlib.detect.serving.blocking.libraries import rpc
 from faultlib.detect.serving.blocking.narrowing import narrowed
+from faultlib.detect.serving.blocking.operator_results import operator_result, summed
 from faultlib.detect.serving.blocking.offload_results import offloaded_result, streamed_response
 from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPONSE
 from faultlib.detect.serving.blocking.library_objects import library_object
@@ -135,6 +136,9 @@ class TypeOf:
                 if found is not None:
                     return found
             return None
+        operated = operator_result(self, expr, func, depth) if isinstance(expr, ast.BinOp) else None
+        if operated is not None:  # first + second of pydub AudioSegments: an AudioSegment (operator_results.py)
+            return operated
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):  # Path(__file__).parent / "model.json"
             left = self.type_of(expr.left, func, depth + 1)  # files("pkg") / "page.html": a Traversable
             return left if left in ("pathlib.Path", "importlib.resources.abc.Traversable") else None
@@ -203,6 +207,8 @@ class TypeOf:
                     value = self.return_type(target, depth + 1)  # value (a sessionmaker) is what is called
                     return self.vocab.returns.get(f"{value}.__call__") if isinstance(value, str) else None
                 return self.return_type(target, depth + 1)
+            if target == "builtins.sum":  # sum(segments) of pydub AudioSegments: an AudioSegment
+                return summed(self, expr, func, depth)
             if isinstance(target, str):
                 memory = memory_sqlite_type(self.vocab, target, expr, func)
                 if memory is not None:  # sqlite3.connect(":memory:") and its cursors: no disk behind them

@@ -21,6 +21,7 @@ recognised by type (:func:`is_torch_module`, :func:`is_estimator`).
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -80,6 +81,7 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     "tensorflow.saved_model.Loaded.signatures": {"[]": "tensorflow.types.experimental.ConcreteFunction"},
     "pathlib.Path": {"parent": "pathlib.Path", "parents": "pathlib.Path.parents"},
     "pathlib.Path.parents": {"[]": "pathlib.Path"},
+    "pydub.AudioSegment": {"[]": "pydub.AudioSegment"},  # segment[:1000]: a slice is a segment (sdks.py)
     "importlib.machinery.ModuleSpec": {"loader": "importlib.machinery.SourceFileLoader"},
     **{commit: {"tree": "git.Tree"} for commit in ("git.Commit", "git.objects.commit.Commit")},
     **{repo: {"index": "git.IndexFile", "git": "git.cmd.Git"} for repo in ("git.Repo", "git.repo.Repo", "git.repo.base.Repo")},
@@ -178,6 +180,21 @@ adapter loader of a built model (``load_adapter``: transformers' PEFT integratio
 adapters read the adapter's weights, https://huggingface.co/docs/transformers/peft)."""
 """Model calls of any third-party model class (``Blade2Blade(...).predict``, a speech model's ``transcribe``): the
 inference runs in the calling thread (an async model's call is awaited, and an awaited call is no blocker)."""
+WEIGHT_LOADERS = re.compile(r"^load_(?:\w+_)?weights$")
+"""Methods of any third-party model object that read its weights from a file given by path: Keras'
+``Model.load_weights(filepath)`` (https://keras.io/api/models/model_saving_apis/weights_saving_and_loading/), MLX's
+``nn.Module.load_weights(file)`` (https://ml-explore.github.io/mlx/build/html/python/nn/_autosummary/mlx.nn.Module.
+load_weights.html), moshi_mlx's ``Lm``/``Mimi.load_pytorch_weights(file)`` (reads the safetensors file and converts
+it: https://github.com/kyutai-labs/moshi, moshi_mlx/models/lm.py), diffusers' ``load_lora_weights`` (reads or
+downloads the adapter: https://huggingface.co/docs/diffusers/api/loaders/lora). A method of the analysed files' own
+classes is followed through its source instead."""
+HUB_LOADERS = re.compile(r"^(?:load_)?from_(?:hf|hub)(?:_\w+)?$")
+"""Alternate constructors of any third-party class named after the Hugging Face Hub: they fetch the repository's
+files (``hf_hub_download``: a request to the Hub, or the cache when it holds them,
+https://huggingface.co/docs/huggingface_hub/guides/download) before building the object -- moshi's
+``CheckpointInfo.from_hf_repo(repo)`` downloads the config and the weights' files
+(https://github.com/kyutai-labs/moshi, moshi/models/loaders.py), Megatron-Bridge's ``AutoBridge.from_hf_pretrained``
+loads a Hub model's config and weights."""
 
 OFFLOAD: dict[str, int] = {"asyncio.to_thread": 0, "anyio.to_thread.run_sync": 0, "trio.to_thread.run_sync": 0,
                            "starlette.concurrency.run_in_threadpool": 0, "fastapi.concurrency.run_in_threadpool": 0,
@@ -360,7 +377,13 @@ wave 58: a TTS model's ``generate_jit(text)``)."""
 def runs_remote_model(type_name: str | None, method: str) -> bool:
     """``method`` called on a model of an unread class (:data:`OPAQUE_MODELS`) runs the model (see
     :data:`MODULE_HOUSEKEEPING`)."""
-    return type_name in OPAQUE_MODELS and not method.startswith("_") and (
+    return type_name in OPAQUE_MODELS and runs_model_code(method)
+
+
+def runs_model_code(method: str) -> bool:
+    """Whether ``method`` (or a submodule's name) called on a model of an unread class is the model's own code: a
+    public name beyond the module's housekeeping (:data:`MODULE_HOUSEKEEPING`)."""
+    return not method.startswith("_") and (
         method not in MODULE_HOUSEKEEPING and not method.startswith(MODULE_HOUSEKEEPING_PREFIXES))
 
 

@@ -1,4 +1,5 @@
-"""Inference runtimes that load or run a model in the calling thread: CTranslate2, vLLM's engines, HQQ, LMDeploy.
+"""Inference runtimes that load or run a model in the calling thread: CTranslate2, vLLM's engines, HQQ, LMDeploy,
+TensorRT-LLM's LLM API, fastText's native binding.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; the
 libraries built on it, such as faster-whisper, are in :mod:`faultlib.detect.serving.blocking.libraries.speech`).
@@ -15,8 +16,11 @@ model. LMDeploy's ``pipeline(model_path)`` builds its inference engine -- loadin
 before it returns. DeepSparse's ``Pipeline`` (legacy and operator-based) runs pre-processing, the compiled engine
 and post-processing when called, and its ``Engine`` runs the model in ``run``/``__call__``, all in the calling thread
 (``run_async`` is the pipeline's coroutine); the engine is a native extension, so in DeepSparse's own repository the
-entry is what tells (:mod:`~faultlib.detect.serving.blocking.own_libraries`). Each entry names the documentation of
-the call.
+entry is what tells (:mod:`~faultlib.detect.serving.blocking.own_libraries`). TensorRT-LLM's ``LLM(model=...)``
+loads (or builds) the engine and the tokenizer before it returns, and its ``generate`` runs synchronously
+(``generate_async`` is the awaitable twin); fastText's native ``fasttext_pybind.fasttext().loadModel(path)`` -- what
+the Python wrapper's ``load_model`` calls -- reads the model file (held-out wave 75: a TTS engine and a language
+detector loaded in async start-up). Each entry names the documentation of the call.
 """
 
 from __future__ import annotations
@@ -48,6 +52,17 @@ HQQ = ("https://github.com/mobiusml/hqq#readme (AutoHQQHFModel.quantize_model qu
 LMDEPLOY = ("https://lmdeploy.readthedocs.io/en/latest/llm/pipeline.html (pipeline(model_path) builds the engine, "
             "loading the model, before it returns)")
 
+TRT_LLM = ("https://nvidia.github.io/TensorRT-LLM/llm-api/reference.html (LLM(model) loads the engine, or builds it "
+           "from a checkpoint, and the tokenizer before it returns; generate runs the batch in synchronous mode, "
+           "generate_async is the awaitable one)")
+_TRT_LLMS = ("tensorrt_llm.LLM", "tensorrt_llm.llmapi.LLM", "tensorrt_llm.llmapi.llm.LLM",
+             "tensorrt_llm._tensorrt_engine.LLM")
+FASTTEXT_PYBIND = ("https://github.com/facebookresearch/fastText/blob/main/python/fasttext_module/fasttext/FastText.py "
+                   "(the Python wrapper builds the native fasttext_pybind.fasttext() object and calls its loadModel(path), "
+                   "which reads the .bin/.ftz model file; predict and the word/sentence vectors run the model)")
+FASTTEXT_NATIVE = "fasttext_pybind.fasttext"
+"""fastText's native binding class (a lower-case class name: its constructor builds an empty model)."""
+
 DEEPSPARSE = ("https://github.com/neuralmagic/deepsparse#deepsparse-pipelines (pipeline(inputs) runs pre-processing, "
               "the engine and post-processing; Engine(model)(inputs) or engine.run(inputs) runs the compiled model, "
               "both in the calling thread)")
@@ -70,8 +85,10 @@ RUNTIMES = Vocabulary(
         for name, methods in CTRANSLATE2.items()),
         Family(("vllm.LLM", "vllm.entrypoints.llm.LLM"), {"__init__": F, **{m: C for m in (
             "generate", "chat", "encode", "embed", "classify", "score", "beam_search")}}, VLLM_LLM),
+        Family(_TRT_LLMS, {"__init__": F, "generate": C}, TRT_LLM),
+        Family((FASTTEXT_NATIVE,), {"loadModel": F}, FASTTEXT_PYBIND),
         Family(_DEEPSPARSE_PIPELINES, {"__call__": C, "run": C}, DEEPSPARSE),
         Family(_DEEPSPARSE_ENGINES, {m: C for m in ("__call__", "run", "mapped_run", "timed_run", "benchmark")},
                DEEPSPARSE)),
-    returns={},
+    returns={FASTTEXT_NATIVE: FASTTEXT_NATIVE},
 )

@@ -1,4 +1,5 @@
-"""Speech and audio model libraries: text-to-speech, speech recognition, source separation, audio decoding.
+"""Speech and audio model libraries: text-to-speech, speech recognition, source separation, audio decoding, and the
+loaders of Kyutai's moshi (speech-text foundation model and its TTS).
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`).
 None of these libraries has an async API: building a model reads (or downloads) its weights, and a call of
@@ -35,6 +36,12 @@ while it is iterated -- "segments is a generator so the transcription only start
 ``for`` or a comprehension over it runs the whole transcription in the calling thread (its types by position:
 :mod:`~faultlib.detect.serving.blocking.loader_tuples`)."""
 
+MOSHI = ("https://github.com/kyutai-labs/moshi (moshi/models/loaders.py and moshi_mlx/utils/loaders.py: hf_get "
+         "downloads a file of a Hub repository with hf_hub_download unless given a local path; CheckpointInfo's "
+         "get_mimi/get_moshi/get_text_tokenizer and the module's get_mimi/get_moshi_lm read the weights or the "
+         "tokenizer model into memory; moshi/models/tts.py: TTSModel.from_checkpoint_info loads the Mimi codec, the "
+         "tokenizer and the language model through them)")
+
 REALTIME_STT = ("https://github.com/KoljaB/RealtimeSTT#automatic-recording (text() waits until speech has started "
                  "and ended, then transcribes it, before it returns)")
 REALTIME_TTS = ("https://github.com/KoljaB/RealtimeTTS#playback (play() is synchronous: it synthesises and plays "
@@ -56,6 +63,8 @@ _COQUI = ("TTS.api.TTS",)
 _XTTS = ("TTS.tts.models.xtts.Xtts",)
 _UVR = tuple(f"uvr.models.{c}" for c in ("MDX", "MDXC", "Demucs", "VrNetwork"))
 _SEPARATOR = ("audio_separator.separator.Separator",)
+_MOSHI_CHECKPOINTS = ("moshi.models.loaders.CheckpointInfo", "moshi.models.CheckpointInfo")
+_MOSHI_TTS = ("moshi.models.tts.TTSModel",)
 _REALTIME_STT = ("RealtimeSTT.AudioToTextRecorder", "RealtimeSTT.audio_recorder.AudioToTextRecorder")
 _REALTIME_TTS = ("RealtimeTTS.TextToAudioStream", "RealtimeTTS.text_to_stream.TextToAudioStream")
 _REALTIME_ENGINES = tuple(f"RealtimeTTS.{m}{e}Engine" for e, mod in (("Coqui", "coqui"), ("Kokoro", "kokoro"),
@@ -81,6 +90,9 @@ SPEECH = Vocabulary(
                             "(load_audio decodes the file by running ffmpeg with subprocess.run)")
            for f in ("load_audio", "audio.load_audio")},
         **{name: (F, REALTIME_ENGINES) for name in (*_REALTIME_ENGINES, *_REALTIME_STT)},
+        **{f"{m}.hf_get": (H, MOSHI) for m in ("moshi.models.loaders", "moshi_mlx.utils.loaders")},
+        **{f"moshi.models.{m}{f}": (F, MOSHI) for m in ("", "loaders.") for f in ("get_mimi", "get_moshi_lm")},
+        **{f"{t}.from_checkpoint_info": (F, MOSHI) for t in _MOSHI_TTS},
     },
     families=(
         Family((SEGMENTS,), {"__next__": C}, "https://github.com/SYSTRAN/faster-whisper#usage (segments is a "
@@ -99,6 +111,7 @@ SPEECH = Vocabulary(
         Family(_SEPARATOR, {"load_model": F, "separate": C}, SEPARATOR),
         Family(_REALTIME_STT, {"text": C}, REALTIME_STT),
         Family(_REALTIME_TTS, {"play": "blocking_task"}, REALTIME_TTS),
+        Family(_MOSHI_CHECKPOINTS, {m: F for m in ("get_mimi", "get_moshi", "get_text_tokenizer")}, MOSHI),
     ),
     returns={
         **_KOKORO,
@@ -108,5 +121,6 @@ SPEECH = Vocabulary(
         "onnx_asr.load_model": "onnx_asr.Model",
         **{f"{x}.init_from_config": x for x in _XTTS}, **{x: x for x in _XTTS},
         "TTS.utils.manage.ModelManager": "TTS.utils.manage.ModelManager",
+        **{f"{t}.from_checkpoint_info": t for t in _MOSHI_TTS},
     },
 )
