@@ -29,6 +29,10 @@ from faultlib.pyflow.values import Ref, Tup
 
 #: Keras model constructors that take their layers as a list (keras.io, "The Sequential class")
 _LAYER_LISTS = frozenset({"Sequential"})
+#: an outlier detector's answers about the rows it was fitted on: inlier flags, or the scores they are cut from
+#: (scikit-learn ``OneClassSVM.decision_function``: "signed distance to the separating hyperplane", positive for an
+#: inlier; ``score_samples``: "raw scoring function of the samples")
+_FLAGS = frozenset({"fit_predict", "predict", "decision_function", "score_samples"})
 
 
 class ByUse:
@@ -51,7 +55,7 @@ class ByUse:
         if est.cls in vocab.CV_SELECTORS and (method == vocab.FIT or method in vocab.FIT_TRANSFORM) and x is not None:
             self._reach(x)  # type: ignore[attr-defined]  # its cross-validation scores a model on these rows
             self._check_cv(x, node.lineno, f"{est.cls}.{method}()")  # type: ignore[attr-defined]
-        if est.cls in vocab.OUTLIER_DETECTORS and method in ("fit_predict", "predict") and x is not None:
+        if est.cls in vocab.OUTLIER_DETECTORS and method in _FLAGS and x is not None:
             return method, self._outlier_flags(est, method, x, node, frame)  # iso.fit_predict(X) == 1 drops rows
         return method, None
 
@@ -81,9 +85,17 @@ class ByUse:
         return Data(x.rows, x.taints | ({fit} if fit is not None else set()), x.test)
 
 
+def detector_choice(index: Any) -> frozenset:
+    """The outlier detectors' fits an index array of positions carries (``np.argsort(-svm.decision_function(X))[:k]``,
+    the ``k`` rows the detector finds most typical): rows kept by a detector's scores of them, chosen by a fit of
+    those rows as a mask of its flags is (empty for any other index)."""
+    data = index if isinstance(index, Data) else None
+    return frozenset(f for f in data.taints if is_detector_fit(f)) if data is not None else frozenset()
+
+
 def is_detector_fit(fit: Any) -> bool:
     """A fit of an outlier detector (its flags make a row mask, never a feature)."""
     return getattr(fit, "estimator", None) in vocab.OUTLIER_DETECTORS and not getattr(fit, "handwritten", False)
 
 
-__all__ = ["ByUse", "is_detector_fit"]
+__all__ = ["ByUse", "detector_choice", "is_detector_fit"]

@@ -48,7 +48,8 @@ WHOLE = "whole"
 
 #: methods that keep the rows they are given (a label selection stays one after them)
 _SAME_ROWS = frozenset({"reset_index", "copy", "sort_index", "sort_values", "astype", "drop", "dropna", "fillna",
-                        "rename", "to_numpy", "array", "asarray", "DataFrame", "head", "tail", "sample"})
+                        "rename", "to_numpy", "array", "asarray", "DataFrame", "head", "tail", "sample",
+                        "to_list", "tolist"})
 _INDEXERS = frozenset({"loc", "iloc"})
 _STACKS = frozenset({"concat", "concatenate", "vstack", "row_stack"})
 _DEPTH = 6
@@ -143,9 +144,18 @@ def _positions(key: ast.expr, bindings: dict[str, list[ast.expr]], targets: set,
         return None
     if _with_replacement(key):
         return REPLACEMENT
-    if call_name(key) == "choice" and key.args:
+    if call_name(key) == "choice" and key.args or _stdlib_sample(key):
         return LABEL if drawn(key.args[0], bindings, targets, line, depth + 1) == LABEL else None
     return None
+
+
+def _stdlib_sample(node: ast.Call) -> bool:
+    """``random.sample(population, k)``: ``k`` distinct items of ``population`` (Python standard library,
+    ``random.sample``: "a k length list of unique elements chosen from the population sequence"), the positions of
+    rows when ``population`` is a table's index (``random.sample(df.query('y == 1').index.to_list(), k=8)``)."""
+    f = node.func
+    return isinstance(f, ast.Attribute) and f.attr == "sample" and isinstance(f.value, ast.Name) and \
+        f.value.id == "random" and bool(node.args)
 
 
 def _numpy_call(node: ast.Call) -> bool:

@@ -37,6 +37,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.classtests import ClassComparisons
 from faultlib.detect.data.leakage.relevance import TargetCorrelation
 from faultlib.detect.data.leakage.values import Data, Est
 from faultlib.pyflow.values import UNKNOWN, Ref, Tup
@@ -58,7 +59,7 @@ _MICE_KERNELS = frozenset({"ImputationKernel", "MultipleImputedKernel", "KernelD
 IMPORTANCES = frozenset({"feature_importances_", "coef_"})
 
 
-class FunctionalFits(TargetCorrelation):
+class FunctionalFits(TargetCorrelation, ClassComparisons):
     """Fits made by a function call or read from a model's importances (see the module docstring); pandas'
     correlations with the target come from :class:`~faultlib.detect.data.leakage.relevance.TargetCorrelation`."""
 
@@ -69,6 +70,8 @@ class FunctionalFits(TargetCorrelation):
         name, top = ref.last, ref.module.split(".")[0]
         if (correlation := self._correlation_call(ref, args, node, frame)) is not None:
             return correlation  # pearsonr(df[c], df['t']): a column's score against the target (relevance.py)
+        if (compared := self._class_test_call(ref, args, node, frame)) is not None:
+            return compared  # ttest_ind(sick[g], well[g]): a column's score between the classes (classtests.py)
         if name == "Tokenizer" and top in ("keras", "tensorflow", "tf"):
             return Est(name, "transformer", preprocessing=True)  # fit_on_texts: a vocabulary of the top words
         if name in _MICE_KERNELS and top in ("miceforest", ""):

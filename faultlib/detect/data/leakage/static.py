@@ -137,7 +137,7 @@ from faultlib.detect.data.leakage.labelgaps import LabelGaps
 from faultlib.detect.data.leakage.memberparts import MemberParts
 from faultlib.detect.data.leakage.registries import ModelRegistries
 from faultlib.detect.data.leakage.outliers import OutlierMasks
-from faultlib.detect.data.leakage.byuse import ByUse, is_detector_fit
+from faultlib.detect.data.leakage.byuse import ByUse, detector_choice, is_detector_fit
 from faultlib.detect.data.leakage.kerasmodels import KerasModels, keras_constructors, keras_loops
 from faultlib.detect.data.leakage.libstores import LibraryStores
 from faultlib.detect.data.leakage.savehelpers import SaveHelpers
@@ -148,6 +148,8 @@ from faultlib.detect.data.leakage.searchfirst import SearchesBeforeSplits
 from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.winsorfits import WinsorFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
+from faultlib.detect.data.leakage.transposed import TransposedTables, transposed
+from faultlib.detect.data.leakage.classtests import result_field
 from faultlib.detect.data.leakage.keptparts import kept_second_parts
 from faultlib.detect.data.leakage.refits import names_a_test_set
 from faultlib.detect.data.leakage.ownfiles import names_a_held_out_file, written_files
@@ -217,7 +219,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                LabelFills,
                FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, KerasTunerSearches, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
-               FrameSemantics, ValidationChecks, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, GroupItems, ColumnItems,
+               FrameSemantics, ValidationChecks, TransposedTables, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, GroupItems, ColumnItems,
                ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
                SplitReach, InheritedMethods, CachedResults, LibraryStores, SaveHelpers, RelabelledMembers, Interpreter):
     """Run the leakage analysis of one module.
@@ -395,6 +397,10 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             return fold_positions(base) if attr == "index" else UNKNOWN  # a fold's row labels (foldcols.py)
         if attr in vocab.DATA_ATTRIBUTES and as_data(base) is not None:
             return as_data(base)  # X.values, X.T is not here: it turns rows into columns
+        if (field := result_field(base, attr)) is not None:
+            return field  # ttest_ind(a, b).pvalue: the p-value of a score (classtests.py)
+        if attr == "T" and isinstance(base, Data):
+            return transposed(base)  # a fit on the rows turned into columns is per-row now (transposed.py)
         if isinstance(base, Container) and attr in ("items", "values") or isinstance(base, Tup) and attr in (
                 "append", "extend"):
             return Bound(base, attr)  # methods.items(), xs.append(...): see EstimatorSemantics._method_value
@@ -511,7 +517,9 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
         step = self._fold_column_step(index_node, line) or self._filter_step(index_node, line)  # foldcols, masks
         self._drawn_split_design(data, step, frame)  # keep = np.random.rand(n) < 0.8: a shuffled split (masks.py)
         # df[(df.x >= q1 - 1.5 * iqr) & ...]: the rows kept were chosen by statistics of the rows (outliers.py)
-        return self._derive(data, data_rows_child(data, step), line, taints=self._mask_bounds(index))
+        # neg.iloc[np.argsort(-ocsvm.decision_function(X))[:k]]: rows kept by a detector's ranking of them (byuse.py)
+        return self._derive(data, data_rows_child(data, step), line, taints=self._mask_bounds(index) | detector_choice(
+            index))
 
     def _bind_item(self, target: ast.expr, owner: Any, value: Any, frame: Frame, line: int) -> None:
         """``df['col'] = ...`` / ``df.loc[:, c] = ...``: the frame now holds what shaped the new column (a single
