@@ -120,3 +120,133 @@ def test_a_src_folder_without_the_imported_package_adds_nothing(tmp_path):
     })
     report = analyze_path(tmp_path / "repo" / "service")
     assert report.findings == [] and report.added == []
+
+
+# -- a loop over a literal list of instances: each element's method runs ---------------------------------------------
+
+_STAGES = """
+    import time
+
+
+    class Resize:
+        def run(self, frame):
+            time.sleep(0.1)
+            return frame
+
+
+    class Encode:
+        def run(self, frame):
+            with open("frame.bin", "wb") as out:
+                out.write(frame)
+            return frame
+
+
+    class Quiet:
+        def run(self, frame):
+            return frame
+
+    {pipeline}
+"""
+
+
+def test_an_instance_list_of_one_class_types_the_loop_variable_in_another_method(tmp_path):
+    found = flagged(tmp_path, _STAGES.replace("{pipeline}", """
+    class Pipeline:
+        def __init__(self):
+            self.stages = [Resize(), Resize()]
+
+        async def push(self, frame):
+            for stage in self.stages:
+                frame = stage.run(frame)
+            return frame
+    """))
+    assert found == {("blocking_sleep", "time.sleep(0.1)")}
+
+
+def test_a_list_of_instances_of_several_classes_runs_each_classs_method(tmp_path):
+    found = flagged(tmp_path, _STAGES.replace("{pipeline}", """
+    class Pipeline:
+        def __init__(self):
+            self.stages = [Resize(), Encode()]
+
+        async def push(self, frame):
+            for stage in self.stages:
+                frame = stage.run(frame)
+            return frame
+
+
+    async def local(frame):
+        for stage in [Encode(), Quiet()]:
+            frame = stage.run(frame)
+        return frame
+    """))
+    assert found == {("blocking_sleep", "time.sleep(0.1)"),
+                     ("blocking_file_io", 'with open("frame.bin", "wb") as out:')}
+
+
+def test_a_list_of_quiet_classes_or_of_unknown_values_stays_silent(tmp_path):
+    found = flagged(tmp_path, _STAGES.replace("{pipeline}", """
+    class Pipeline:
+        def __init__(self, extra):
+            self.stages = [Quiet(), Quiet()]
+            self.mixed = [Quiet(), extra]
+
+        async def push(self, frame):
+            for stage in self.stages:
+                frame = stage.run(frame)
+            for stage in self.mixed:
+                frame = stage.run(frame)
+            return frame
+    """))
+    assert found == set()
+
+
+# -- a once-per-process library cache warmed by the entry point before the loop starts -------------------------------
+
+_CRAWLER = """
+    import asyncio
+
+    import tldextract
+
+
+    class Crawler:
+        def __init__(self, seeds):
+            self.sites = {self.site(url) for url in seeds}
+
+        def site(self, url):
+            return tldextract.extract(url).registered_domain
+
+        async def crawl(self, links):
+            return [link for link in links if self.site(link) in self.sites]
+
+    {main}
+"""
+
+
+def test_tldextract_warmed_by_a_constructor_before_asyncio_run_is_silent(tmp_path):
+    found = flagged(tmp_path, _CRAWLER.replace("{main}", """
+    def main(seeds, links):
+        crawler = Crawler(seeds)
+        asyncio.run(crawler.crawl(links))
+
+
+    if __name__ == "__main__":
+        spider = Crawler(["https://example.org"])
+        asyncio.run(spider.crawl(["https://example.org/about"]))
+    """))
+    assert found == set()
+
+
+def test_tldextract_first_called_on_the_loop_is_found(tmp_path):
+    found = flagged(tmp_path, _CRAWLER.replace("{main}", """
+    def main(links):
+        asyncio.run(Crawler([]).crawl(links))
+        Crawler(["https://example.org"])
+
+
+    def warm_only_sometimes(seeds, links, warm):
+        if warm:
+            Crawler(seeds)
+        asyncio.run(Crawler([]).crawl(links))
+    """))
+    assert found == {("blocking_http", "return tldextract.extract(url).registered_domain")}
