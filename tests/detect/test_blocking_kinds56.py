@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 
 from faultlib.detect.serving.blocking import analyze_path
-from tests.detect.blocking_source import flagged
+from tests.detect.blocking_source import flagged, flagged_package
 
 # -- a local name hides the module's function or class of the same name --------------------------------------------
 
@@ -250,3 +250,73 @@ def test_tldextract_first_called_on_the_loop_is_found(tmp_path):
         asyncio.run(Crawler([]).crawl(links))
     """))
     assert found == {("blocking_http", "return tldextract.extract(url).registered_domain")}
+
+
+# -- review leftovers: a standard-library import that may still fail keeps its install fallback on the path ----------
+
+_FALLBACK = """
+    import subprocess
+    import sys
+
+
+    def settings_reader():
+        try:
+            import {module}
+        except ImportError:
+            subprocess.run([sys.executable, "-m", "pip", "install", "{backport}"], check=True)
+            import {backport} as {module}
+        return {module}
+
+
+    async def settings(request):
+        return settings_reader()
+"""
+
+
+def test_the_install_fallback_of_a_version_dependent_stdlib_module_is_found(tmp_path):
+    found = flagged_package(tmp_path, {
+        "pyproject.toml": '[project]\nname = "conf"\nrequires-python = ">=3.9"\ndependencies = ["fastapi"]\n',
+        "app.py": _FALLBACK.replace("{module}", "tomllib").replace("{backport}", "tomli"),
+    })
+    assert found == {("app.py", "blocking_subprocess",
+                      'subprocess.run([sys.executable, "-m", "pip", "install", "tomli"], check=True)')}
+
+
+def test_the_install_fallback_of_a_stdlib_module_every_python_has_is_silent(tmp_path):
+    found = flagged_package(tmp_path, {
+        "pyproject.toml": '[project]\nname = "conf"\ndependencies = ["fastapi"]\n',
+        "app.py": _FALLBACK.replace("{module}", "json").replace("{backport}", "simplejson"),
+    })
+    assert found == set()
+
+
+# -- review leftovers: one "never falls through" helper for branches and constant returns ---------------------------
+
+_RESAMPLER = """
+    import io
+
+    from pydub import AudioSegment
+
+
+    def resample(data, rate, kind="mp3", strict=False):
+        if kind == "raw":
+            if strict:
+                return data
+    {tail}
+        segment = AudioSegment.from_file(io.BytesIO(data), format=kind)
+        return segment.set_frame_rate(rate).raw_data
+
+
+    async def on_audio(data):
+        return resample(data, 16000, kind="raw")
+"""
+
+
+def test_an_if_whose_nested_branches_all_return_guards_what_follows_it(tmp_path):
+    source = _RESAMPLER.replace("{tail}", "        else:\n                return data[:2]")
+    assert flagged(tmp_path, source) == set()
+
+
+def test_an_if_whose_nested_branch_may_fall_through_guards_nothing(tmp_path):
+    source = _RESAMPLER.replace("{tail}", "")
+    assert {kind for kind, _ in flagged(tmp_path, source)} == {"blocking_subprocess"}
