@@ -72,13 +72,6 @@ def test_a_closure_variable_of_the_enclosing_function_hides_the_module_function(
 
 # -- the project's own package in the src layout, imported by absolute name -----------------------------------------
 
-def _written(root, files: dict[str, str]) -> None:
-    for name, source in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(source))
-
-
 _STORE = """
     import sqlite3
 
@@ -88,37 +81,34 @@ _STORE = """
             return sqlite3.connect("ledger.db").execute("select 1").fetchall()
 """
 
+_SERVICE = """
+    from ledgerkit.books import Ledger
+
+
+    async def balance(account):
+        return Ledger().total(account)
+"""
+
+
+def _scanned_service(root, package: str):
+    """Writes ``root/src/<package>/`` (the ledger) and ``root/service/app.py`` (importing ``ledgerkit``), then
+    analyses ``root/service`` alone."""
+    files = {f"src/{package}/__init__.py": "", f"src/{package}/books.py": _STORE, "service/app.py": _SERVICE}
+    for name, source in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source))
+    return analyze_path(root / "service")
+
 
 def test_a_service_folder_importing_the_projects_src_layout_package_follows_it(tmp_path):
-    _written(tmp_path / "repo", {
-        "src/ledgerkit/__init__.py": "",
-        "src/ledgerkit/books.py": _STORE,
-        "service/app.py": """
-            from ledgerkit.books import Ledger
-
-
-            async def balance(account):
-                return Ledger().total(account)
-        """,
-    })
-    report = analyze_path(tmp_path / "repo" / "service")
+    report = _scanned_service(tmp_path / "repo", "ledgerkit")
     assert [(f.kind, f.location["file"].rpartition("/")[2], f.location["line"]) for f in report.findings] == [
         ("blocking_db", "books.py", 7)]
 
 
 def test_a_src_folder_without_the_imported_package_adds_nothing(tmp_path):
-    _written(tmp_path / "repo", {
-        "src/otherkit/__init__.py": "",
-        "src/otherkit/books.py": _STORE,
-        "service/app.py": """
-            from ledgerkit.books import Ledger
-
-
-            async def balance(account):
-                return Ledger().total(account)
-        """,
-    })
-    report = analyze_path(tmp_path / "repo" / "service")
+    report = _scanned_service(tmp_path / "repo", "otherkit")
     assert report.findings == [] and report.added == []
 
 
