@@ -174,6 +174,16 @@ def test_a_list_of_instances_of_several_classes_runs_each_classs_method(tmp_path
                      ("blocking_file_io", 'with open("frame.bin", "wb") as out:')}
 
 
+def test_a_comprehension_choosing_between_classes_runs_either_classs_method(tmp_path):
+    found = flagged(tmp_path, _STAGES.replace("{pipeline}", """
+    async def convert(frames):
+        stages = [Quiet() if frame else Encode() for frame in frames]
+        for stage in stages:
+            stage.run(b"")
+    """))
+    assert found == {("blocking_file_io", 'with open("frame.bin", "wb") as out:')}
+
+
 def test_a_list_of_quiet_classes_or_of_unknown_values_stays_silent(tmp_path):
     found = flagged(tmp_path, _STAGES.replace("{pipeline}", """
     class Pipeline:

@@ -43,10 +43,20 @@ def listed_element(index, container: ast.expr, func: Func) -> Type | None:
 
 def listed_classes(index, container: ast.expr, func: Func) -> list[Klass]:
     """The classes of the analysed files whose instances the list ``container`` holds, when its elements (read as
-    for :func:`listed_element`) are instances of two or more of them and of nothing else: ``self.stages =
-    [Resize(), Encode()]`` then ``for stage in self.stages: stage.run(x)`` runs each class's ``run`` in turn."""
+    for :func:`listed_element`; a conditional element ``A() if c else B()`` as either side) are instances of two or
+    more of them and of nothing else: ``self.stages = [Resize(), Encode()]`` then ``for stage in self.stages:
+    stage.run(x)`` runs each class's ``run`` in turn. A local list bound more than once holds only what its last
+    binding before the use made, which the bindings alone do not tell: it gives none."""
+    if isinstance(container, ast.Name) and sum(1 for n in nodes_of(func, ast.Name)
+                                               if n.id == container.id and isinstance(n.ctx, ast.Store)) != 1:
+        return []
     found: list[Klass] = []
-    for element, where in _elements(container, func):
+    todo = list(_elements(container, func))
+    while todo:
+        element, where = todo.pop(0)
+        if isinstance(element, ast.IfExp):
+            todo += [(element.body, where), (element.orelse, where)]
+            continue
         typed = index.type_of(element, where)
         if not isinstance(typed, Klass):
             return []
