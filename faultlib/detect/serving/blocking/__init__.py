@@ -305,6 +305,7 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
     from faultlib.detect.serving.blocking.private_loops import private_entries
     from faultlib.detect.serving.blocking.prewarmed import PrewarmedGetters
     from faultlib.detect.serving.blocking.warm_caches import WarmCaches
+    from faultlib.detect.serving.blocking.warmed_libraries import WarmedLibraries
 
     modules = {}
     unfinished: list[tuple[str, dict[str, Any]]] = []
@@ -362,13 +363,15 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
     private = private_entries(index)  # nor one reached only from coroutines run on a worker thread's own loop
     loopless = LooplessFallbacks()  # nor one through the `except RuntimeError` of a get_running_loop() probe
     importable = ImportFallbacks(index)  # nor one through the `except ImportError` of an import that cannot fail
+    libraries = WarmedLibraries(index)  # nor a once-per-process library call the entry point made before the loop
     def live(path) -> bool:  # a path no filter drops: every branch on it may be taken, no cache is warm...
         return not (branches.through_untaken(path) or warm.warmed(path) or prewarmed.warmed(path)
                     or loopless.loopless(path) or importable.fallback(path))
 
     report.findings = []
     for site, shortest in sorted(reach.hits.values(), key=lambda h: h[0].key):
-        if branches.never_taken(site.node, site.func) or _only_private(reach, site.key, private):
+        if (branches.never_taken(site.node, site.func) or _only_private(reach, site.key, private)
+                or libraries.warmed(site)):
             continue
         path = next((p for p in reach.paths.get(site.key, [shortest])  # the shortest live one
                      if live(p) and not wav_on_path(index, branches, site, p)), None)

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.constant_returns import held_constants
+from faultlib.detect.serving.blocking.constant_returns import always_leaves, held_constants
 from faultlib.detect.serving.blocking.instance_flags import flag_parameter
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted, module_nodes_of
 from faultlib.detect.serving.blocking.receiver_flags import ReceiverFlags
@@ -341,13 +341,13 @@ def above(parents: dict[int, ast.AST], stmts: list[ast.AST], call: ast.AST) -> s
 def _guards_within(stmts: list[ast.stmt], call: ast.AST, above: set[int]) -> list[tuple[ast.expr, bool]]:
     """:func:`_guards`, ``above`` the ids of ``call`` and of the nodes that hold it (:func:`enclosing`): whether a
     statement holds the call is a set lookup, not a walk of the statement at each level of nesting. An earlier
-    ``if`` of the same block whose body always leaves it (:func:`_exits`) and that has no ``else`` guards the call
-    as false: ``if format == "pcm": ...; return pcm`` then ``AudioSegment.from_file(...)`` runs only for another
-    format (held-out wave 69)."""
+    ``if`` of the same block whose body always leaves it (``always_leaves`` of ``constant_returns``) and that has no
+    ``else`` guards the call as false: ``if format == "pcm": ...; return pcm`` then ``AudioSegment.from_file(...)``
+    runs only for another format (held-out wave 69)."""
     exits: list[tuple[ast.expr, bool]] = []
     for stmt in stmts:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or id(stmt) not in above:
-            if isinstance(stmt, ast.If) and not stmt.orelse and _exits(stmt.body):
+            if isinstance(stmt, ast.If) and not stmt.orelse and always_leaves(stmt.body):
                 exits.append((stmt.test, False))
             continue
         if isinstance(stmt, ast.If) and id(stmt.test) not in above:
@@ -362,12 +362,6 @@ def _guards_within(stmts: list[ast.stmt], call: ast.AST, above: set[int]) -> lis
                     return [*exits, *found]
         return [*exits, *_expression_guards(stmt, call)]
     return []
-
-
-def _exits(body: list[ast.stmt]) -> bool:
-    """The block never falls through to the statement after it: its last statement returns or raises
-    (https://docs.python.org/3/reference/simple_stmts.html#the-return-statement: ``return`` leaves the function)."""
-    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
 
 
 def _expression_guards(node: ast.AST, call: ast.AST) -> list[tuple[ast.expr, bool]]:

@@ -12,6 +12,7 @@ from faultlib.detect.serving.blocking.bound_classes import bound_classes
 from faultlib.detect.serving.blocking.generics import origin
 from faultlib.detect.serving.blocking.holders import held_classes
 from faultlib.detect.serving.blocking.infer import _single_assignment
+from faultlib.detect.serving.blocking.literal_loop_types import looped_classes
 from faultlib.detect.serving.blocking.loop_items import loop_callees
 from faultlib.detect.serving.blocking.narrowing import narrowed
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted, nodes_of
@@ -47,7 +48,8 @@ def union_members(index, expr: ast.expr, func: Func) -> list[Klass]:
     ``isinstance`` test has narrowed the name to one class (:mod:`~faultlib.detect.serving.blocking.narrowing`:
     ``if isinstance(client, AsyncLogic): await client.fetch()`` runs ``AsyncLogic``'s; held-out wave 67). A name
     with no annotation at all: the classes its bindings construct (:mod:`~faultlib.detect.serving.blocking.bound_classes`:
-    a module global built by one class or another in an if/else)."""
+    a module global built by one class or another in an if/else), or a loop variable walking a table of instances of
+    several classes (:func:`~faultlib.detect.serving.blocking.literal_loop_types.looped_classes`)."""
     if not isinstance(expr, ast.Name) or narrowed(index, expr, func) is not None:
         return []
     args = func.node.args
@@ -58,7 +60,7 @@ def union_members(index, expr: ast.expr, func: Func) -> list[Klass]:
     if not any(n is not None for n in notes):  # cache = get_cache(): what the function's annotation says it returns
         returned = returned_annotation(index, expr, func)
         if returned is None:  # `if cfg: model = A() else: model = B()` at module level: either class
-            return bound_classes(index, expr, func)
+            return bound_classes(index, expr, func) or looped_classes(index, func, expr.id)  # for s in [A(), B()]
         notes, module = [returned[0]], returned[1]
     found: list[Klass] = []
     todo = [n for n in notes if n is not None]

@@ -16,7 +16,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Func, nodes_of
 
-__all__ = ["held_constants"]
+__all__ = ["always_leaves", "held_constants"]
 
 MAX_RETURNS = 8
 """``return`` statements read at most; more: the values are taken as unknown."""
@@ -33,7 +33,7 @@ def held_constants(index, name: ast.Name, scope: Func) -> list | None:
         return None
     func = index.callee(bound.value.func, scope)
     if not isinstance(func, Func) or func.is_async or func.node.decorator_list or nodes_of(
-            func, (ast.Yield, ast.YieldFrom)) or not _leaves(func.node.body):
+            func, (ast.Yield, ast.YieldFrom)) or not always_leaves(func.node.body):
         return None
     returns = nodes_of(func, ast.Return)
     if not returns or len(returns) > MAX_RETURNS or not all(isinstance(r.value, ast.Constant) for r in returns):
@@ -41,18 +41,22 @@ def held_constants(index, name: ast.Name, scope: Func) -> list | None:
     return list(dict.fromkeys(r.value.value for r in returns))
 
 
-def _leaves(body: list[ast.stmt]) -> bool:
-    """Every way through ``body`` ends in a ``return`` or a ``raise``: it never falls off its end."""
+def always_leaves(body: list[ast.stmt]) -> bool:
+    """Every way through ``body`` ends in a ``return`` or a ``raise``: it never falls off its end, nor through to the
+    statement after it (https://docs.python.org/3/reference/simple_stmts.html#the-return-statement: ``return`` leaves
+    the function). Shared with :mod:`~faultlib.detect.serving.blocking.branches` (an ``if`` that always leaves guards
+    what follows it)."""
     if not body:
         return False
     last = body[-1]
     if isinstance(last, (ast.Return, ast.Raise)):
         return True
     if isinstance(last, ast.If):
-        return _leaves(last.body) and _leaves(last.orelse)
+        return always_leaves(last.body) and always_leaves(last.orelse)
     if isinstance(last, (ast.With, ast.AsyncWith)):
-        return _leaves(last.body)
+        return always_leaves(last.body)
     if isinstance(last, ast.Try):
-        return (_leaves(last.finalbody) if last.finalbody else False) or (
-            (_leaves(last.body) or _leaves(last.orelse)) and all(_leaves(h.body) for h in last.handlers))
+        return (always_leaves(last.finalbody) if last.finalbody else False) or (
+            (always_leaves(last.body) or always_leaves(last.orelse)) and all(always_leaves(h.body)
+                                                                             for h in last.handlers))
     return False

@@ -137,22 +137,33 @@ def _held_list(part: ast.expr, holder: str) -> str | None:
 def _appended_everywhere(tree: ast.Module, executor: str, kept: str) -> bool:
     """Every ``X.<executor>.submit/map(...)`` in ``tree`` is bound to a local that its function appends to an
     ``X.<kept>`` list (at least one such submission)."""
-    found = False
+    found = [lists for name, lists in _submissions(tree) if name == executor]
+    return bool(found) and all(kept in lists for lists in found)
+
+
+def _submissions(tree: ast.Module) -> list[tuple[str, frozenset[str]]]:
+    """``(executor attribute, list attributes its future is appended to)`` for every ``X.<executor>.submit/map(...)``
+    of ``tree``'s functions, read once per module (every gather of a module asks about the same submissions)."""
+    memo = tree.__dict__.get("_faultlib_submissions")
+    if memo is not None:
+        return memo
+    memo = tree.__dict__["_faultlib_submissions"] = []
     for scope in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
         inner = [n for n in ast.walk(scope) if n is not scope]
-        appended = {n.args[0].id for n in inner if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                    and n.func.attr == "append" and isinstance(n.func.value, ast.Attribute)
-                    and n.func.value.attr == kept and len(n.args) == 1 and isinstance(n.args[0], ast.Name)}
+        appended: dict[str, set[str]] = {}
+        for n in inner:
+            if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "append"
+                    and isinstance(n.func.value, ast.Attribute) and len(n.args) == 1
+                    and isinstance(n.args[0], ast.Name)):
+                appended.setdefault(n.args[0].id, set()).add(n.func.value.attr)
         for node in inner:
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SUBMITS
-                    and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == executor):
+                    and isinstance(node.func.value, ast.Attribute)):
                 continue
             bound = next((a.targets[0].id for a in inner if isinstance(a, ast.Assign) and a.value is node
                           and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)), None)
-            if bound not in appended:
-                return False
-            found = True
-    return found
+            memo.append((node.func.value.attr, frozenset(appended.get(bound, ()))))
+    return memo
 
 
 def _covered(gathered: ast.expr, func: Func) -> list[ast.expr] | None:

@@ -5,8 +5,9 @@ Executor.shutdown() were called with wait set to True"
 (https://docs.python.org/3/library/concurrent.futures.html#concurrent.futures.Executor.shutdown). In an
 ``async def`` that hands the pool work and awaits it under a time limit (``await asyncio.wait_for(
 loop.run_in_executor(pool, scan, ...), timeout=...)``, or ``asyncio.wrap_future(pool.submit(...))`` in the same
-place, or the future a ``submit`` stored), the limit ends the wait but not the work (https://docs.python.org/3/library/asyncio-task.html#asyncio.wait_for:
-the future is cancelled, and a task already running in a thread cannot be): the ``with`` statement's exit then
+place, or the future a ``submit`` stored), the limit ends the wait but not the work
+(https://docs.python.org/3/library/asyncio-task.html#asyncio.wait_for: the future is cancelled, and a task already
+running in a thread cannot be): the ``with`` statement's exit then
 waits, on the loop, for the task to finish -- the request that timed out holds every other request up for as long
 as the task still runs (held-out wave 70: a prompt-scanning service's 408 path). Work awaited with no limit, or
 waited for in full in the block (``list(pool.map(f, xs))``: that wait is the blocker, found on its own line; then
@@ -49,7 +50,8 @@ def exit_waits(target: str, call: ast.Call, func: Func) -> str | None:
 def _waits(block: ast.With, name: str, target: str) -> str | None:
     parents = {id(child): parent for stmt in block.body for parent in ast.walk(stmt)
                for child in ast.iter_child_nodes(parent)}
-    uses = [n for stmt in block.body for n in ast.walk(stmt) if isinstance(n, ast.Call) and sends_work(n, name, methods=HANDED)]
+    uses = [n for stmt in block.body for n in ast.walk(stmt)
+            if isinstance(n, ast.Call) and sends_work(n, name, methods=HANDED)]
     kept = {t.id for use in uses if isinstance(assign := parents.get(id(use)), ast.Assign)
             for t in assign.targets if isinstance(t, ast.Name)}  # future = pool.submit(f); wait_for(wrap(future))
     uses += [n for stmt in block.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id in kept

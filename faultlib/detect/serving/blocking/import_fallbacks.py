@@ -15,6 +15,15 @@ every module imported there is one of the three (its top-level name: the import 
 distribution name the PEP 503 way; a distribution whose import name differs, ``PyYAML`` for ``yaml``, is not taken
 as declared). A step of a finding's path inside such a handler drops that path; the site keeps its other paths.
 Used by :func:`~faultlib.detect.serving.blocking.analyze_sources`.
+
+A note on the standard library: ``sys.stdlib_module_names`` names the modules of the Python that runs the analysis,
+and it lists the modules of every platform, "modules which are not available on some platforms and modules disabled
+at Python build are also listed" (https://docs.python.org/3/library/sys.html#sys.stdlib_module_names). It says a name
+is the standard library's, not that the service's Python can import it -- and the imports guarded by ``except
+ImportError`` are mostly those that it may not: a module of one platform (``winreg``, ``fcntl``), one a build may
+leave out (``sqlite3``, ``tkinter``, ``lzma``), or one added or removed between the Python versions a service may run
+on (``tomllib`` from 3.11, ``distutils`` gone in 3.12, PEP 594's modules gone in 3.13). Those
+(:data:`MAY_BE_MISSING`) are never taken as always found; the rest of the list is.
 """
 
 from __future__ import annotations
@@ -29,6 +38,22 @@ __all__ = ["ImportFallbacks"]
 
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 """The exceptions an ``import`` statement raises when the module is missing."""
+
+MAY_BE_MISSING = frozenset({
+    # one platform's ("Availability: Windows" / "Unix" in the library reference)
+    "winreg", "winsound", "msvcrt", "_winapi", "nt", "fcntl", "termios", "tty", "pty", "grp", "pwd", "resource",
+    "posix", "syslog", "readline", "curses", "_curses",
+    # optional at build time (their C libraries may be absent)
+    "sqlite3", "_sqlite3", "tkinter", "_tkinter", "lzma", "_lzma", "bz2", "_bz2", "zlib", "ctypes", "_ctypes",
+    "ssl", "_ssl", "dbm", "_dbm", "_gdbm", "_uuid",
+    # added after 3.8 (What's New: zoneinfo and graphlib 3.9, tomllib 3.11)
+    "zoneinfo", "graphlib", "tomllib",
+    # removed (PEP 632: distutils 3.12; asynchat, asyncore, smtpd, imp 3.12; PEP 594 and lib2to3: 3.13)
+    "distutils", "asynchat", "asyncore", "smtpd", "imp", "aifc", "audioop", "cgi", "cgitb", "chunk", "crypt",
+    "imghdr", "mailcap", "msilib", "nis", "nntplib", "ossaudiodev", "pipes", "sndhdr", "spwd", "sunau", "telnetlib",
+    "uu", "xdrlib", "lib2to3",
+})
+"""Standard-library modules an ``import`` may still fail to find (see the module docstring's note)."""
 
 
 class ImportFallbacks:
@@ -66,7 +91,7 @@ class ImportFallbacks:
         return bool(tops) and all(self._found(top, func) for top in tops)
 
     def _found(self, top: str, func: Func) -> bool:
-        if top in sys.stdlib_module_names or top in self.index.modules:
+        if (top in sys.stdlib_module_names and top not in MAY_BE_MISSING) or top in self.index.modules:
             return True
         path = func.module.path
         if path not in self._declared:

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func, Type, nodes_of
+from faultlib.detect.serving.blocking.model import Func, Klass, Type, nodes_of
 
-__all__ = ["listed_element", "listed_loop_types"]
+__all__ = ["listed_classes", "listed_element", "listed_loop_types"]
 
 DISPLAYS = (ast.List, ast.Tuple, ast.Set)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp)
@@ -36,24 +36,55 @@ COMPREHENSIONS = (ast.ListComp, ast.SetComp)
 def listed_element(index, container: ast.expr, func: Func) -> Type | None:
     """The type of an element of the local list ``container`` or of the instance's list attribute ``self.X`` (see
     the module docstring), or None."""
+    found = [index.type_of(e, where) for e, where in _elements(container, func)]
+    first = found[0] if found else None
+    return first if first is not None and all(t is first or t == first for t in found) else None
+
+
+def listed_classes(index, container: ast.expr, func: Func) -> list[Klass]:
+    """The classes of the analysed files whose instances the list ``container`` holds, when its elements (read as
+    for :func:`listed_element`; a conditional element ``A() if c else B()`` as either side) are instances of two or
+    more of them and of nothing else: ``self.stages = [Resize(), Encode()]`` then ``for stage in self.stages:
+    stage.run(x)`` runs each class's ``run`` in turn. A local list bound more than once holds only what its last
+    binding before the use made, which the bindings alone do not tell: it gives none."""
+    if isinstance(container, ast.Name) and sum(1 for n in nodes_of(func, ast.Name)
+                                               if n.id == container.id and isinstance(n.ctx, ast.Store)) != 1:
+        return []
+    found: list[Klass] = []
+    todo = list(_elements(container, func))
+    while todo:
+        element, where = todo.pop(0)
+        if isinstance(element, ast.IfExp):
+            todo += [(element.body, where), (element.orelse, where)]
+            continue
+        typed = index.type_of(element, where)
+        if not isinstance(typed, Klass):
+            return []
+        if all(typed is not k for k in found):
+            found.append(typed)
+    return found if len(found) > 1 else []
+
+
+def _elements(container: ast.expr, func: Func) -> list[tuple[ast.expr, Func]]:
+    """The element expressions of every list ``container`` is bound to, with the function each is written in; []
+    unless every binding is a display or a comprehension. A local list of displays alone is left to the index's
+    literal tables (:func:`~faultlib.detect.serving.blocking.literal_loop_types.literal_loop_types`); an instance's
+    list attribute counts with displays alone (``self.handlers = [Audit(), Mailer()]`` in ``__init__``)."""
     if isinstance(container, ast.Name):
         values = [(n.value, func) for n in nodes_of(func, ast.Assign)
                   if any(isinstance(t, ast.Name) and t.id == container.id for t in n.targets)]
         stores = sum(1 for n in nodes_of(func, ast.Name) if n.id == container.id and isinstance(n.ctx, ast.Store))
         if stores != len(values):
-            return None
+            return []
     elif _self_attribute(container, func):
         values = _attribute_values(func.cls, container.attr)
     else:
-        return None
+        return []
     if not values or not all(isinstance(v, (*DISPLAYS, *COMPREHENSIONS)) for v, _ in values):
-        return None
-    elements = [(e, where) for v, where in values for e in ([v.elt] if isinstance(v, COMPREHENSIONS) else v.elts)]
-    if not any(isinstance(v, COMPREHENSIONS) for v, _ in values) or not elements:
-        return None  # displays alone are the index's own literal containers
-    found = [index.type_of(e, where) for e, where in elements]
-    first = found[0]
-    return first if first is not None and all(t is first or t == first for t in found) else None
+        return []
+    if isinstance(container, ast.Name) and not any(isinstance(v, COMPREHENSIONS) for v, _ in values):
+        return []
+    return [(e, where) for v, where in values for e in ([v.elt] if isinstance(v, COMPREHENSIONS) else v.elts)]
 
 
 def listed_loop_types(index, func: Func, known: dict) -> dict:

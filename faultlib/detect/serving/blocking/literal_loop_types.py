@@ -7,16 +7,23 @@ every command's ``async`` main). The rows are those
 :func:`~faultlib.detect.serving.blocking.loop_items.loop_values` reads (a display in the ``for``, or a name bound to
 one once); a row of unknown or different type gives no type. Used by
 :meth:`~faultlib.detect.serving.blocking.index.Index.local_types`.
+
+Rows that are instances of different classes of the analysed files (``for stage in [Resize(), Encode()]:
+stage.run(x)``, or an instance's list ``self.stages = [Resize(), Encode()]`` walked in another method) give the
+variable no one type, but each turn calls the method of the row it is bound to (a ``for`` binds each item in turn,
+https://docs.python.org/3/reference/compound_stmts.html#the-for-statement), so every row's class counts
+(:func:`looped_classes`, read by :func:`~faultlib.detect.serving.blocking.choices.union_members` like a ``Union``).
 """
 
 from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.listed_elements import listed_classes
 from faultlib.detect.serving.blocking.loop_items import loop_values
-from faultlib.detect.serving.blocking.model import Func, nodes_of
+from faultlib.detect.serving.blocking.model import Func, Klass, nodes_of
 
-__all__ = ["literal_loop_types"]
+__all__ = ["literal_loop_types", "looped_classes"]
 
 
 def literal_loop_types(index, func: Func, known: dict) -> dict:
@@ -31,4 +38,34 @@ def literal_loop_types(index, func: Func, known: dict) -> dict:
         types = [index.type_of(row, func) for row in rows]
         if types and types[0] is not None and all(t is types[0] or t == types[0] for t in types):
             found[target.id] = types[0]
+    return found
+
+
+def looped_classes(index, func: Func, name: str) -> list[Klass]:
+    """The classes of the analysed files the loop variable ``name`` of ``func`` is bound to instances of, when the
+    loops binding it walk literal tables or instance lists of two or more such classes and nothing else; else []."""
+    table = func.__dict__.setdefault("_faultlib_looped_classes", {})
+    if name not in table:
+        table[name] = _looped(index, func, name)
+    return table[name]
+
+
+def _looped(index, func: Func, name: str) -> list[Klass]:
+    if index.installed is not None and index.installed.inside_library:
+        return []  # as listed_loop_types: a library's own loops stay untyped
+    rows = loop_values(index, func, name)
+    found: list[Klass] = []
+    if rows:
+        for row in rows:
+            typed = index.type_of(row, func)
+            if not isinstance(typed, Klass):
+                return []
+            found += [typed] if all(typed is not k for k in found) else []
+        return found if len(found) > 1 else []
+    loops = [n for n in nodes_of(func, ast.For) if isinstance(n.target, ast.Name) and n.target.id == name]
+    for loop in loops:
+        classes = listed_classes(index, loop.iter, func) if isinstance(loop.iter, (ast.Name, ast.Attribute)) else []
+        if not classes:
+            return []
+        found += [k for k in classes if all(k is not f for f in found)]
     return found

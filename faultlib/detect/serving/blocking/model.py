@@ -292,6 +292,14 @@ def _is_local(func: Func, name: str) -> bool:
     return name in func._locals
 
 
+def binds_locally(func: Func, name: str) -> bool:
+    """Whether ``name`` is a local variable of ``func`` -- a parameter, or a target of an assignment, a loop or a
+    ``with`` -- not declared ``global``. Such a name is local in the whole body, so it hides the module's function,
+    class or import of the same name there (Python reference, "Naming and binding": "If a name is bound in a block,
+    it is a local variable of that block, unless declared as nonlocal or global")."""
+    return _is_local(func, name) and name not in _declared_global(func)
+
+
 def aliases(func: Func) -> dict[str, ast.expr]:
     """Locals bound to a *function value*, not a call's result: a parameter's default (``loader=joblib.load``)
     or the only assignment of a name (``fetch = requests.get``, ``wait = functools.partial(time.sleep, 1)``,

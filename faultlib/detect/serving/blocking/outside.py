@@ -5,10 +5,12 @@ config or client package, put on ``sys.path`` by the service or its launcher).
 An absolute import whose top-level name no analysed file provides, and no standard-library module has, is looked
 up in the folders around the scanned one: its parent, and every folder above it up to the root of the git
 repository it sits in (the folder holding ``.git``; without one, the parent only). A package found there
-(``NAME/__init__.py``) or a module (``NAME.py``) is read and analysed with the rest, and so are the packages its own
-files import in turn, up to :data:`MAX_ADDED` files in all; its tests (``tests/``, ``test_*.py``, ``conftest.py``)
-are left out. The files added are listed in the report (``added``); a coroutine of an added file is an entry only
-when the scanned code calls a function of that name (the scan is about the scanned folder's own loop).
+(``NAME/__init__.py``, or ``src/NAME/__init__.py`` of a project in the src layout: ``check blocking app/`` whose
+``from mypkg.store import Store`` names the project's own package under ``src/``) or a module (``NAME.py``) is read
+and analysed with the rest, and so are the packages its own files import in turn, up to :data:`MAX_ADDED` files in
+all; its tests (``tests/``, ``test_*.py``, ``conftest.py``) are left out. The files added are listed in the report
+(``added``); a coroutine of an added file is an entry only when the scanned code calls a function of that name (the
+scan is about the scanned folder's own loop).
 
 A single FILE is still analysed alone; the imports of its own project that it names (relative ones, and absolute
 ones that resolve to files around it as above) are listed in the report (``not_followed``) so that a quiet result
@@ -29,6 +31,8 @@ MAX_ADDED = 300
 MAX_UP = 16
 """Folders climbed looking for the repository's root."""
 TEST_DIRS = frozenset({"tests", "test", "testing"})
+SRC_LAYOUT = "src"
+"""The folder a project in the src layout keeps its importable packages in."""
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([A-Za-z_]\w*)?[\w.]*[ \t]+import\b|import[ \t]+([^#\n;]+))", re.M)
 
 
@@ -58,14 +62,19 @@ def imported_heads(source: str) -> tuple[set[str], bool]:
 
 
 def _locate(name: str, roots: list[Path]) -> Path | None:
+    """The package or module ``name`` in the nearest of ``roots``: ``ROOT/NAME`` or, for a project in the src layout,
+    ``ROOT/src/NAME`` (its own package, imported by absolute name once the project is installed: Python Packaging
+    User Guide, "src layout vs flat layout",
+    https://packaging.python.org/en/latest/discussions/src-layout-vs-flat-layout/)."""
     if name in sys.stdlib_module_names or not name.isidentifier():
         return None
     for root in roots:
-        package, module = root / name, root / f"{name}.py"
-        if (package / "__init__.py").is_file() and not package.is_symlink():
-            return package
-        if module.is_file() and not module.is_symlink():
-            return module
+        for folder in (root, root / SRC_LAYOUT):
+            package, module = folder / name, folder / f"{name}.py"
+            if (package / "__init__.py").is_file() and not package.is_symlink() and not folder.is_symlink():
+                return package
+            if module.is_file() and not module.is_symlink() and not folder.is_symlink():
+                return module
     return None
 
 

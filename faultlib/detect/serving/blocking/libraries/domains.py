@@ -20,6 +20,10 @@ TLDEXTRACT = ("https://github.com/john-kurkowski/tldextract#note-about-caching (
 
 _EXTRACTORS = ("tldextract.TLDExtract", "tldextract.tldextract.TLDExtract")
 
+ONCE_PER_PROCESS = frozenset({"tldextract.extract", "tldextract.tldextract.extract"})
+"""Calls that share one default extractor for the whole process: only the first loads the suffix list, later ones
+look up the list held in memory (:mod:`~faultlib.detect.serving.blocking.warmed_libraries`)."""
+
 DOMAINS = Vocabulary(
     calls={
         "tldextract.extract": (H, TLDEXTRACT),
