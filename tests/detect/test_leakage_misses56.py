@@ -1,0 +1,209 @@
+"""The static leakage analysis on missed-leak kinds labelled as false negatives before stop 56 (issue 17), in both
+directions:
+
+* a project's own transformer whose ``transform`` returns the rows and the labels (pairreturns.py):
+  ``X, y = prep.fit_transform(X, y)`` on every row, then a split or a cross-validation, is a fit before them; the
+  same class fitted on the training part after the split is silent, and so is a tuple whose first item is not the
+  rows;
+* early stopping handed to a search through a spread dictionary (earlystop.py): ``search.fit(X_train, y_train,
+  **fit_params)`` with ``fit_params = {'eval_set': [(X_test, y_test)], 'early_stopping_rounds': 30}``, or the
+  search's estimator built with an ``EarlyStopping`` callback and the evaluation set spread into ``fit``, is
+  tuned on the test rows; silent on a validation part, without a stopping rule, and when xgboost stops on the
+  last set and that is the training part.
+
+Every example is written for this test."""
+
+from __future__ import annotations
+
+from tests.detect.test_leakage_handed_on import write
+from tests.detect.test_leakage_misses54 import alarms, line_of
+
+# ---------------------------------------------------------------- a transformer of the project returning (X, y)
+
+#: a class with ``fit`` and ``transform`` that learns per-column medians and drops rows with a missing label
+CLEANER = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.base import BaseEstimator, TransformerMixin
+
+
+    class GapFiller(BaseEstimator, TransformerMixin):
+        def fit(self, X, y=None):
+            self.medians_ = X.median()
+            return self
+
+        def transform(self, X, y=None):
+            X = X.fillna(self.medians_)
+            {body}
+
+        def fit_transform(self, X, y=None, **fit_params):
+            return self.fit(X, y).transform(X, y)
+"""
+
+PAIR = """if y is not None:
+                keep = y.notna()
+                return X[keep], y[keep]
+            return X"""
+
+SPLIT_AFTER = """\
+
+    plots = pd.read_csv('plots.csv')
+    X, y = plots.drop(columns='harvest'), plots['harvest']
+    X, y = GapFiller().fit_transform(X, y)
+    from sklearn.model_selection import train_test_split
+    from sklearn.linear_model import Ridge
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25)
+    print(Ridge().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+
+CV_AFTER = """\
+
+    plots = pd.read_csv('plots.csv')
+    filler = GapFiller()
+    X, y = filler.fit_transform(plots.drop(columns='harvest'), plots['harvest'])
+    from sklearn.model_selection import KFold, cross_val_score
+    from sklearn.linear_model import Ridge
+    print(cross_val_score(Ridge(), X, y, cv=KFold(5, shuffle=True)).mean())
+"""
+
+FIT_ON_TRAIN = """\
+
+    plots = pd.read_csv('plots.csv')
+    from sklearn.model_selection import train_test_split
+    from sklearn.linear_model import Ridge
+    X_tr, X_te, y_tr, y_te = train_test_split(plots.drop(columns='harvest'), plots['harvest'])
+    filler = GapFiller()
+    X_tr, y_tr = filler.fit_transform(X_tr, y_tr)
+    X_te, y_te = filler.transform(X_te, y_te)
+    print(Ridge().fit(X_tr, y_tr).score(X_te, y_te))
+"""
+
+
+def _cleaner(body: str = PAIR) -> str:
+    return CLEANER.replace("{body}", body)
+
+
+def test_a_project_transformer_returning_rows_and_labels_fitted_before_the_split(tmp_path):
+    path = write(tmp_path, "train.py", _cleaner() + SPLIT_AFTER)
+    assert ("fit_before_split", line_of(path, "GapFiller().fit_transform")) in alarms(path)
+
+
+def test_a_project_transformer_returning_rows_and_labels_fitted_before_the_cross_validation(tmp_path):
+    path = write(tmp_path, "train.py", _cleaner() + CV_AFTER)
+    assert ("fit_outside_cv", line_of(path, "filler.fit_transform")) in alarms(path)
+
+
+def test_a_transform_that_always_returns_the_pair_is_read_without_labels_passed(tmp_path):
+    always = "return X, y"
+    code = _cleaner(always) + SPLIT_AFTER.replace("GapFiller().fit_transform(X, y)", "GapFiller().fit_transform(X)")
+    path = write(tmp_path, "train.py", code)
+    assert ("fit_before_split", line_of(path, "GapFiller().fit_transform")) in alarms(path)
+
+
+def test_the_same_transformer_fitted_on_the_training_part_is_silent(tmp_path):
+    path = write(tmp_path, "train.py", _cleaner() + FIT_ON_TRAIN)
+    assert not [k for k, _ in alarms(path) if k in ("fit_before_split", "fit_on_test", "fit_outside_cv")]
+
+
+def test_the_roles_of_a_returned_tuple_follow_the_method_parameters():
+    import ast
+
+    from faultlib.detect.data.leakage.pairreturns import tuple_roles
+    from faultlib.pyflow.values import Func
+
+    def roles(code: str) -> dict:
+        cls = ast.parse(code).body[0]
+        return tuple_roles({f.name: Func(f, f.name) for f in cls.body})
+
+    assert roles("class A:\n def transform(self, X, y=None):\n  return X, y\n") == {
+        "transform": (("x", "y"), True), "fit_transform": (("x", "y"), True)}
+    assert roles("class A:\n def transform(self, X, y=None):\n  if y is None:\n   return X\n  return X, y, 3\n"
+                 ) == {"transform": (("x", "y", None), False), "fit_transform": (("x", "y", None), False)}
+    assert roles("class A:\n def transform(self, X, y=None):\n  return self.cols, X\n")["transform"][0] == (None, "x")
+    assert roles("class A:\n def transform(self, X, y=None):\n  return y, len(y)\n") == {}  # no rows item
+    assert roles("class A:\n def transform(self, X):\n  return X\n") == {}
+    assert roles("class A:\n def transform(self, X, y):\n  return X, y\n def fit_transform(self, X, y):\n"
+                 "  return self.fit(X).transform(X, y)\n")["fit_transform"] == (("x", "y"), True)
+
+
+# ---------------------------------------------------------------- early stopping spread into a search's fit
+
+SEARCH = """\
+    import pandas as pd
+    from sklearn.model_selection import GridSearchCV, train_test_split
+    from sklearn.metrics import roc_auc_score
+    from xgboost import XGBClassifier
+
+    loans = pd.read_csv('loans.csv')
+    X_train, X_test, y_train, y_test = train_test_split(loans.drop(columns='default'), loans['default'])
+    X_fit, X_val, y_fit, y_val = train_test_split(X_train, y_train, test_size=0.2)
+    fit_params = {{'eval_set': {sets}, {stop}'verbose': False}}
+    grid = GridSearchCV(XGBClassifier(n_estimators=2000), {{'max_depth': [3, 5, 7]}}, cv=5)
+    grid.fit(X_fit, y_fit, **fit_params)
+    print(roc_auc_score(y_test, grid.predict_proba(X_test)[:, 1]))
+"""
+
+ROUNDS = "'early_stopping_rounds': 30, "
+
+
+def _search_alarms(tmp_path, sets: str, stop: str = ROUNDS) -> tuple[list[str], int]:
+    path = write(tmp_path, "tune.py", SEARCH.format(sets=sets, stop=stop))
+    line = line_of(path, "grid.fit(")
+    return [k for k, at in alarms(path) if at == line], line
+
+
+def test_early_stopping_spread_into_a_search_on_the_test_rows(tmp_path):
+    kinds, _ = _search_alarms(tmp_path, "[(X_test, y_test)]")
+    assert kinds == ["tuned_on_test"]
+
+
+def test_early_stopping_spread_into_a_search_on_a_validation_part_is_silent(tmp_path):
+    assert _search_alarms(tmp_path, "[(X_val, y_val)]")[0] == []
+
+
+def test_an_evaluation_set_spread_without_a_stopping_rule_is_silent(tmp_path):
+    assert _search_alarms(tmp_path, "[(X_test, y_test)]", stop="")[0] == []
+
+
+def test_xgboost_stopping_on_the_last_spread_set_the_training_rows_is_silent(tmp_path):
+    assert _search_alarms(tmp_path, "[(X_test, y_test), (X_fit, y_fit)]")[0] == []
+
+
+CALLBACK_SEARCH = """\
+    import pandas as pd
+    from scipy.stats import randint
+    from sklearn.model_selection import RandomizedSearchCV, train_test_split
+    from sklearn.metrics import roc_auc_score
+    from xgboost import XGBClassifier
+    from xgboost.callback import EarlyStopping
+
+
+    def tune(X_tr, y_tr, X_ho, y_ho):
+        fixed = {'n_estimators': 500, 'callbacks': [EarlyStopping(rounds=5, save_best=True)]}
+        watched = [(X_tr, y_tr), (X_ho, y_ho)]
+        extra = {'eval_set': watched, 'verbose': False}
+        search = RandomizedSearchCV(
+            estimator=XGBClassifier(**fixed),
+            param_distributions={'max_depth': randint(3, 9)},
+            cv=5,
+        ).fit(X_tr, y_tr, **extra)
+        return search.best_estimator_
+
+
+    loans = pd.read_csv('loans.csv')
+    X_train, X_test, y_train, y_test = train_test_split(loans.drop(columns='default'), loans['default'])
+    model = tune(X_train, y_train, {held})
+    print(roc_auc_score(y_test, model.predict_proba(X_test)[:, 1]))
+"""
+
+
+def test_a_search_whose_estimator_stops_by_callback_on_the_spread_test_rows(tmp_path):
+    path = write(tmp_path, "tune.py", CALLBACK_SEARCH.replace("{held}", "X_test, y_test"))
+    assert ("tuned_on_test", line_of(path, "search = RandomizedSearchCV(")) in alarms(path)
+
+
+def test_the_same_search_stopping_on_a_validation_part_is_silent(tmp_path):
+    code = CALLBACK_SEARCH.replace("{held}", "X_val, y_val").replace(
+        "model = tune", "X_train, X_val, y_train, y_val = train_test_split(X_train, y_train)\n    model = tune")
+    path = write(tmp_path, "tune.py", code)
+    assert "tuned_on_test" not in [k for k, _ in alarms(path)]
