@@ -9,7 +9,11 @@ directions:
   **fit_params)`` with ``fit_params = {'eval_set': [(X_test, y_test)], 'early_stopping_rounds': 30}``, or the
   search's estimator built with an ``EarlyStopping`` callback and the evaluation set spread into ``fit``, is
   tuned on the test rows; silent on a validation part, without a stopping rule, and when xgboost stops on the
-  last set and that is the training part.
+  last set and that is the training part;
+* feature importances summed or averaged over the models of a cross-validation loop (foldrankings.py): the columns
+  they rank first, cross-validated over the same rows, were chosen with every fold's labels (``fit_outside_cv`` at
+  the fold's fit); silent when each fold ranks and scores its own columns inside the loop, and when the kept
+  columns are scored on a held-out test part.
 
 Every example is written for this test."""
 
@@ -207,3 +211,92 @@ def test_the_same_search_stopping_on_a_validation_part_is_silent(tmp_path):
         "model = tune", "X_train, X_val, y_train, y_val = train_test_split(X_train, y_train)\n    model = tune")
     path = write(tmp_path, "tune.py", code)
     assert "tuned_on_test" not in [k for k, _ in alarms(path)]
+
+
+# ---------------------------------------------------------------- importances over every fold, then the same CV
+
+RANKING = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.ensemble import ExtraTreesRegressor
+    from sklearn.model_selection import KFold, cross_val_score, train_test_split
+
+    fields = pd.read_csv('fields.csv')
+    X, y = fields.drop(columns='tonnes'), fields['tonnes'].values
+{body}
+"""
+
+SUMMED = """\
+    votes = np.zeros(X.shape[1])
+    for fit_idx, _ in KFold(4, shuffle=True).split(X):
+        forest = ExtraTreesRegressor(n_estimators=50).fit(X.iloc[fit_idx], y[fit_idx])
+        votes += forest.feature_importances_
+    chosen = list(pd.Series(votes, index=X.columns).nlargest(8).index)
+    print(cross_val_score(ExtraTreesRegressor(), X[chosen], y, cv=KFold(4)).mean())
+"""
+
+AVERAGED = """\
+    def strongest(frame, target, n):
+        per_fold = []
+        for a, b in KFold(5).split(frame):
+            forest = ExtraTreesRegressor().fit(frame.iloc[a], target[a])
+            per_fold.append(forest.feature_importances_)
+        mean_imp = np.mean(per_fold, axis=0)
+        pairs = [(frame.columns[i], v) for i, v in enumerate(mean_imp)]
+        ordered = sorted(pairs, key=lambda p: p[1], reverse=True)
+        return [p[0] for p in ordered[:n]]
+
+
+    chosen = strongest(X.reset_index(drop=True), y, 8)
+    X = X[chosen]
+    errors = []
+    for tr, va in KFold(5, shuffle=True).split(X):
+        model = ExtraTreesRegressor().fit(X.iloc[tr], y[tr])
+        errors.append(np.abs(model.predict(X.iloc[va]) - y[va]).mean())
+    print(np.mean(errors))
+"""
+
+INSIDE = """\
+    errors = []
+    for tr, va in KFold(5).split(X):
+        forest = ExtraTreesRegressor().fit(X.iloc[tr], y[tr])
+        top = X.columns[np.argsort(forest.feature_importances_)[::-1][:8]]
+        model = ExtraTreesRegressor().fit(X.iloc[tr][top], y[tr])
+        errors.append(np.abs(model.predict(X.iloc[va][top]) - y[va]).mean())
+    print(np.mean(errors))
+"""
+
+HELD_OUT = """\
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25)
+    votes = np.zeros(X.shape[1])
+    for fit_idx, _ in KFold(4).split(X_tr):
+        votes += ExtraTreesRegressor().fit(X_tr.iloc[fit_idx], y_tr[fit_idx]).feature_importances_
+    chosen = list(pd.Series(votes, index=X.columns).nlargest(8).index)
+    print(ExtraTreesRegressor().fit(X_tr[chosen], y_tr).score(X_te[chosen], y_te))
+"""
+
+
+def _ranking(tmp_path, body: str):
+    import textwrap
+
+    return write(tmp_path, "select.py", RANKING.replace("{body}", textwrap.indent(textwrap.dedent(body), "    ")))
+
+
+def test_importances_summed_over_the_folds_choose_the_columns_the_same_rows_then_cross_validate(tmp_path):
+    path = _ranking(tmp_path, SUMMED)
+    assert ("fit_outside_cv", line_of(path, "forest = ExtraTreesRegressor(n_estimators=50)")) in alarms(path)
+
+
+def test_importances_averaged_over_the_folds_in_a_helper_then_a_fold_loop_on_the_chosen_columns(tmp_path):
+    path = _ranking(tmp_path, AVERAGED)
+    assert ("fit_outside_cv", line_of(path, "forest = ExtraTreesRegressor().fit(frame.iloc[a]")) in alarms(path)
+
+
+def test_each_fold_ranking_its_own_columns_inside_the_loop_is_silent(tmp_path):
+    path = _ranking(tmp_path, INSIDE)
+    assert "fit_outside_cv" not in [k for k, _ in alarms(path)]
+
+
+def test_a_fold_ranking_scored_on_a_held_out_test_part_is_silent(tmp_path):
+    path = _ranking(tmp_path, HELD_OUT)
+    assert not [k for k, _ in alarms(path) if k in ("fit_outside_cv", "fit_before_split")]
