@@ -13,7 +13,11 @@ directions:
 * feature importances summed or averaged over the models of a cross-validation loop (foldrankings.py): the columns
   they rank first, cross-validated over the same rows, were chosen with every fold's labels (``fit_outside_cv`` at
   the fold's fit); silent when each fold ranks and scores its own columns inside the loop, and when the kept
-  columns are scored on a held-out test part.
+  columns are scored on a held-out test part;
+* candidates scored on the test rows one statement each into a dictionary, then its best item kept
+  (spelledreports.py: ``results['svm'] = evaluate(svm, X_test, y_test)`` ... ``max(results.items(), key=...)``);
+  silent when the report is only printed, when the candidates are scored on a validation part, and for one model's
+  scores on the training and the test part.
 
 Every example is written for this test."""
 
@@ -300,3 +304,66 @@ def test_each_fold_ranking_its_own_columns_inside_the_loop_is_silent(tmp_path):
 def test_a_fold_ranking_scored_on_a_held_out_test_part_is_silent(tmp_path):
     path = _ranking(tmp_path, HELD_OUT)
     assert not [k for k, _ in alarms(path) if k in ("fit_outside_cv", "fit_before_split")]
+
+
+# ---------------------------------------------------------------- a report spelled out per candidate, best kept
+
+REPORT = """\
+    import pandas as pd
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.svm import SVC
+    from sklearn.model_selection import train_test_split
+    from sklearn.metrics import accuracy_score, f1_score
+
+
+    def measure(model, rows, labels):
+        guesses = model.predict(rows)
+        return {{'accuracy': accuracy_score(labels, guesses), 'f1': f1_score(labels, guesses, average='macro')}}
+
+
+    def main():
+        bearings = pd.read_csv('bearings.csv')
+        X_train, X_test, y_train, y_test = train_test_split(bearings.drop(columns='fault'), bearings['fault'])
+        X_fit, X_val, y_fit, y_val = train_test_split(X_train, y_train)
+        forest = RandomForestClassifier().fit(X_fit, y_fit)
+        svm = SVC().fit(X_fit, y_fit)
+        results = {{}}
+        results['forest'] = measure(forest, {rows})
+        results['svm'] = measure(svm, {rows})
+        {pick}
+
+
+    main()
+"""
+
+PICK = "best = max(results.items(), key=lambda kv: kv[1]['accuracy'])\n        print('best', best[0], best[1])"
+
+
+def test_candidates_scored_on_the_test_rows_one_a_statement_and_the_best_kept(tmp_path):
+    path = write(tmp_path, "train.py", REPORT.format(rows="X_test, y_test", pick=PICK))
+    assert ("tuned_on_test", line_of(path, "best = max(results.items()")) in alarms(path)
+
+
+def test_the_same_report_written_as_one_literal_and_chosen_by_key(tmp_path):
+    code = REPORT.format(rows="X_test, y_test", pick="print(max(results, key=lambda k: results[k]['f1']))").replace(
+        "results['forest'] = measure(forest, X_test, y_test)\n        results['svm'] = measure(svm, X_test, y_test)",
+        "results = {'forest': measure(forest, X_test, y_test), 'svm': measure(svm, X_test, y_test)}")
+    path = write(tmp_path, "train.py", code)
+    assert ("tuned_on_test", line_of(path, "print(max(results")) in alarms(path)
+
+
+def test_a_report_only_printed_is_silent(tmp_path):
+    path = write(tmp_path, "train.py", REPORT.format(rows="X_test, y_test", pick="print(results)"))
+    assert "tuned_on_test" not in [k for k, _ in alarms(path)]
+
+
+def test_candidates_chosen_on_a_validation_part_are_silent(tmp_path):
+    path = write(tmp_path, "train.py", REPORT.format(rows="X_val, y_val", pick=PICK))
+    assert "tuned_on_test" not in [k for k, _ in alarms(path)]
+
+
+def test_one_model_scored_on_the_training_and_the_test_part_is_silent(tmp_path):
+    code = REPORT.format(rows="X_test, y_test", pick=PICK).replace(
+        "results['svm'] = measure(svm, X_test, y_test)", "results['svm'] = measure(forest, X_fit, y_fit)")
+    path = write(tmp_path, "train.py", code)
+    assert "tuned_on_test" not in [k for k, _ in alarms(path)]

@@ -58,6 +58,7 @@ from faultlib.detect.data.leakage.rescored import RescoredSearches
 from faultlib.detect.data.leakage.predefined import PredefinedFolds
 from faultlib.detect.data.leakage.ducks import DuckModels, duck_models
 from faultlib.detect.data.leakage.foldrankings import FoldRankings
+from faultlib.detect.data.leakage.spelledreports import SpelledReports
 from faultlib.detect.data.leakage.pairreturns import OPTION as TUPLE_RETURNS, PairReturns, tuple_roles
 from faultlib.detect.data.leakage.records import RecordFields
 from faultlib.detect.data.leakage.namelists import ColumnNameLists, chosen_names
@@ -209,7 +210,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, ScoredWeights, ScoreTables, ReportPicks,
+class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, ScoredWeights, ScoreTables, ReportPicks, SpelledReports,
                DeletedColumns, ColumnReads, ListedColumns, ShownPredictions,
                UnlabelledRows, BestItems, KeptNames, GuardedDrops, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
