@@ -17,7 +17,11 @@ directions:
 * candidates scored on the test rows one statement each into a dictionary, then its best item kept
   (spelledreports.py: ``results['svm'] = evaluate(svm, X_test, y_test)`` ... ``max(results.items(), key=...)``);
   silent when the report is only printed, when the candidates are scored on a validation part, and for one model's
-  scores on the training and the test part.
+  scores on the training and the test part;
+* a clustering used as a classifier (clusterscores.py): k-means ids of the test rows, mapped to classes by the
+  training labels and scored with ``accuracy_score(y_test, ids)`` inside an optimizer's objective, tuned the number
+  of clusters on the test rows; silent when the objective scores a validation part, and when it scores the
+  clusters by an internal index (silhouette) that reads no label.
 
 Every example is written for this test."""
 
@@ -367,3 +371,54 @@ def test_one_model_scored_on_the_training_and_the_test_part_is_silent(tmp_path):
         "results['svm'] = measure(svm, X_test, y_test)", "results['svm'] = measure(forest, X_fit, y_fit)")
     path = write(tmp_path, "train.py", code)
     assert "tuned_on_test" not in [k for k, _ in alarms(path)]
+
+
+# ---------------------------------------------------------------- k-means as a classifier, tuned on the test rows
+
+CLUSTER_OBJECTIVE = """\
+    import numpy as np
+    import pandas as pd
+    from hyperopt import hp, fmin, tpe, STATUS_OK
+    from sklearn.cluster import KMeans
+    from sklearn.model_selection import train_test_split
+    from sklearn.metrics import accuracy_score, silhouette_score
+
+    flows = pd.read_csv('flows.csv')
+    X_train, X_test, y_train, y_test = train_test_split(flows.drop(columns='attack').values, flows['attack'].values)
+    X_fit, X_val, y_fit, y_val = train_test_split(X_train, y_train)
+
+
+    def objective(params):
+        k = int(params['k'])
+        km = KMeans(n_clusters=k)
+        seen = km.fit_predict(X_fit)
+        ids = km.predict({rows})
+        share = np.array([y_fit[seen == c].mean() if (seen == c).any() else 0 for c in range(k)])
+        for i in range(len(ids)):
+            ids[i] = int(share[ids[i]] > 0.5)
+        return {{'loss': 1 - {score}, 'status': STATUS_OK}}
+
+
+    best = fmin(fn=objective, space={{'k': hp.quniform('k', 2, 40, 1)}}, algo=tpe.suggest, max_evals=25)
+    print(best)
+"""
+
+
+def _cluster_alarms(tmp_path, rows: str, score: str) -> tuple[list[tuple[str, int]], int]:
+    path = write(tmp_path, "ids.py", CLUSTER_OBJECTIVE.format(rows=rows, score=score))
+    return alarms(path), line_of(path, "ids = km.predict(")
+
+
+def test_kmeans_mapped_to_classes_and_scored_on_the_test_rows_inside_an_objective(tmp_path):
+    found, line = _cluster_alarms(tmp_path, "X_test", "accuracy_score(y_test, ids)")
+    assert ("tuned_on_test", line) in found
+
+
+def test_the_same_objective_on_a_validation_part_is_silent(tmp_path):
+    found, _ = _cluster_alarms(tmp_path, "X_val", "accuracy_score(y_val, ids)")
+    assert "tuned_on_test" not in [k for k, _ in found]
+
+
+def test_clusters_chosen_by_an_internal_index_read_no_label_and_are_silent(tmp_path):
+    found, _ = _cluster_alarms(tmp_path, "X_test", "silhouette_score(X_test, ids)")
+    assert "tuned_on_test" not in [k for k, _ in found]
