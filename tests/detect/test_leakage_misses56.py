@@ -214,6 +214,28 @@ def test_a_search_whose_estimator_stops_by_callback_on_the_spread_test_rows(tmp_
     assert ("tuned_on_test", line_of(path, "search = RandomizedSearchCV(")) in alarms(path)
 
 
+def test_a_wrapper_handing_on_its_callers_eval_set_through_a_spread_dict_is_silent(tmp_path):
+    path = write(tmp_path, "wrappers.py", """\
+        import xgboost as xgb
+
+
+        class Booster:
+            def __init__(self, **params):
+                self.params = params
+
+            def fit(self, X, y, **kwargs):
+                params = dict(self.params)
+                fit_params = {'verbose': False}
+                if 'eval_set' in kwargs:
+                    params['early_stopping_rounds'] = 50
+                    fit_params['eval_set'] = kwargs['eval_set']
+                self.model = xgb.XGBClassifier(**params)
+                self.model.fit(X, y, **fit_params)
+                return self
+    """)
+    assert "tuned_on_test" not in [k for k, _ in alarms(path)]
+
+
 def test_the_same_search_stopping_on_a_validation_part_is_silent(tmp_path):
     code = CALLBACK_SEARCH.replace("{held}", "X_val, y_val").replace(
         "model = tune", "X_train, X_val, y_train, y_val = train_test_split(X_train, y_train)\n    model = tune")

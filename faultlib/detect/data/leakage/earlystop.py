@@ -410,7 +410,8 @@ def _leaf_name(node: ast.expr) -> str | None:
     a ``DatasetDict`` keys its splits by name)."""
     if isinstance(node, ast.Name):
         return node.id
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
+            and node.slice.value not in EVAL_KEYWORDS:  # kwargs['eval_set']: the argument handed on, not a split
         return node.slice.value
     return None
 
