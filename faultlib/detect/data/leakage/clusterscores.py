@@ -35,7 +35,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.scorelists import is_metric
 from faultlib.detect.data.leakage.values import Est, as_data
-from faultlib.pyflow.walk import tree_fact, walk_once
+from faultlib.pyflow.walk import scope_nodes, tree_fact, walk_once
 
 _PREDICTS = frozenset({"predict", "fit_predict"})
 #: cluster-quality scores that read the rows and the ids, never labels (scikit-learn user guide 2.3.11,
@@ -51,19 +51,6 @@ def _scopes(tree: ast.Module) -> list[ast.AST]:
     return [tree, *(n for n in walk_once(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
 
 
-def _own_nodes(scope: ast.AST) -> list[ast.AST]:
-    """The nodes of ``scope`` outside functions nested in it."""
-    out: list[ast.AST] = []
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        out.append(node)
-        stack.extend(ast.iter_child_nodes(node))
-    return out
-
-
 def scored_predictions(tree: ast.Module) -> frozenset[int]:
     """Lines of ``x = m.predict(...)`` / ``m.fit_predict(...)`` whose ``x`` a later metric call of the same scope
     reads (see the module docstring); computed once per tree."""
@@ -73,7 +60,7 @@ def scored_predictions(tree: ast.Module) -> frozenset[int]:
 def _scored_predictions(tree: ast.Module) -> frozenset[int]:
     out: set[int] = set()
     for scope in _scopes(tree):
-        nodes = _own_nodes(scope)
+        nodes = scope_nodes(scope)  # (a nested function is a scope of its own)
         bound = [(n.value.lineno, t.id) for n in nodes if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
                  and isinstance(n.value.func, ast.Attribute) and n.value.func.attr in _PREDICTS
                  for t in n.targets if isinstance(t, ast.Name)]

@@ -27,7 +27,14 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from faultlib.detect.data.leakage.values import Data, Est, Rows, covers, maybe_data, parts
+from faultlib.detect.data.leakage.values import (
+    Data,
+    Est,
+    Rows,
+    covers,
+    maybe_data,
+    parts,
+)
 from faultlib.pyflow.values import Tup
 from faultlib.pyflow.walk import tree_fact, walk_once
 

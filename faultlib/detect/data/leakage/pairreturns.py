@@ -36,6 +36,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.values import Est
 from faultlib.pyflow.values import UNKNOWN, Const, Tup
+from faultlib.pyflow.walk import scope_nodes
 
 #: the option of an :class:`Est` that holds :func:`tuple_roles`' answer
 OPTION = "tuple_returns"
@@ -43,15 +44,7 @@ OPTION = "tuple_returns"
 
 def _returns(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr | None]:
     """The values of the ``return`` statements of ``func`` itself (not of functions nested in it)."""
-    found: list[ast.expr | None] = []
-    stack = list(func.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Return):
-            found.append(node.value)
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
-    return found
+    return [n.value for n in scope_nodes(func) if isinstance(n, ast.Return)]
 
 
 def _root(node: ast.expr) -> str | None:
