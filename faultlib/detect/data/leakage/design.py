@@ -515,7 +515,9 @@ class DesignChecks:
             if node.args and over_scores(node.args[0], self._score_names()):
                 return UNKNOWN  # np.std(fold_scores): a spread of metric results, no rows (scorelists.py)
             if node.args and over_predictions(node.args[0], self._prediction_names()):
-                return UNKNOWN  # np.mean(preds_per_fold, axis=0): an average of predictions (predbuffers.py)
+                # np.mean(preds_per_fold, axis=0): an average of predictions (predbuffers.py); of the folds' feature
+                # importances, their averaged ranking (foldrankings.py)
+                return self._averaged_ranking(args[0]) or UNKNOWN  # type: ignore[attr-defined]
             if id(node) in self._residual_stats():
                 return UNKNOWN  # np.std(resid), or of a helper's parameter given residuals (residualstats.py)
             if isinstance(args[0], MaybeData) and node.args and _built_list(node.args[0], self._bindings):

@@ -83,7 +83,7 @@ from faultlib.detect.data.leakage.values import Data, Est, covers, parts
 from faultlib.detect.data.leakage.watchedsets import LAST_SET_LIBRARIES, last_value, last_watched
 from faultlib.detect.data.leakage.wrapped import scoped_bindings, wrapped_test_names
 from faultlib.findings import Finding, Severity
-from faultlib.pyflow.values import UNKNOWN
+from faultlib.pyflow.values import UNKNOWN, Container
 from faultlib.pyflow.walk import walk_once
 
 #: keywords that stop boosting early on the evaluation sets (lightgbm also spells it without the ``s``)
@@ -158,6 +158,14 @@ def _stops(node: ast.Call, keywords: tuple[str, ...] = STOP_KEYWORDS) -> bool:
 
 
 
+def _spread_stops(node: ast.Call, tree: ast.Module, bindings: dict[str, list[ast.expr]]) -> bool:
+    """``early_stopping_rounds`` (not ``None``/0) given through a spread dictionary (:mod:`.spread`)."""
+    if not any(k.arg is None for k in node.keywords):
+        return False
+    value = next((v for v in (spread_key(node, key, tree, bindings) for key in STOP_KEYWORDS) if v is not None), None)
+    return value is not None and not (isinstance(value, ast.Constant) and value.value in (None, 0, False))
+
+
 class EarlyStops:
     """``tuned_on_test`` by early stopping or a best-model callback on the test rows (see the module docstring)."""
 
@@ -172,6 +180,11 @@ class EarlyStops:
                     spread_key(node, "use_best_model", self.tree, self._bindings)  # CatBoostClassifier(**params)
                 if not (isinstance(use_best, ast.Constant) and use_best.value is False):
                     out.options["use_best_model"] = True
+        elif isinstance(out, Est) and out.category == "search":
+            inner = args[0] if args else kwargs.get("estimator")  # GridSearchCV(XGBClassifier(callbacks=[es]))
+            if isinstance(inner, Est):
+                out.options.update({k: inner.options[k] for k in ("stops", "use_best_model") if k in inner.options})
+                out.options["last_set"] = inner.cls.startswith(("XGB", "CatBoost"))
         elif ref.last == "train" and ref.module.split(".")[0] in _BOOSTER_TRAIN:
             how = self._stop_rule(node, catboost=False)
             if how:
@@ -182,7 +195,8 @@ class EarlyStops:
 
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                       frame: Any) -> Any:
-        if name in FIT_METHODS and any(k in kwargs for k in EVAL_KEYWORDS):
+        spread = self._spread_sets(node, frame) if name in FIT_METHODS else {}
+        if name in FIT_METHODS and (any(k in kwargs for k in EVAL_KEYWORDS) or spread):
             est = receiver if isinstance(receiver, Est) else None
             how = self._stop_rule(node, catboost=bool(est and est.options.get("use_best_model")))
             if not how and est is not None:
@@ -190,9 +204,12 @@ class EarlyStops:
             if how:
                 label = est.cls if est else ast.unparse(node.func.value) if isinstance(node.func, ast.Attribute) \
                     else "model"
-                self._stopped_on([kwargs.get(k) for k in EVAL_KEYWORDS], node, how, f"{label}.fit", frame,
-                                 args[0] if args else kwargs.get("X", kwargs.get("x")),
-                                 last=bool(est and est.cls.startswith(("XGB", "CatBoost"))))
+                self._stopped_on([kwargs.get(k) for k in EVAL_KEYWORDS] + [v for _, v in spread.values()], node, how,
+                                 f"{label}.fit", frame, args[0] if args else kwargs.get("X", kwargs.get("x")),
+                                 sets=[k.value for k in node.keywords if k.arg in EVAL_KEYWORDS] +
+                                 [e for e, _ in spread.values()],
+                                 last=bool(est and (est.cls.startswith(("XGB", "CatBoost")) or
+                                                    est.options.get("last_set"))))
         elif name == "train" and not args and isinstance(node.func, ast.Attribute):
             found = best_checkpoint(node.func.value, self.tree, self._bindings)  # trainer.train() (hftrainer.py)
             if found:
@@ -206,9 +223,29 @@ class EarlyStops:
                                       f"{ast.unparse(node.func.value)}.evaluate() scores")
         return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
 
+    def _spread_sets(self, node: ast.Call, frame: Any) -> dict[str, tuple[ast.expr, Any]]:
+        """The evaluation sets a ``fit`` receives through a spread dictionary (``search.fit(X, y, **fit_params)``
+        with ``fit_params = {'eval_set': [(X_test, y_test)], ...}``: Python passes each key as a keyword, language
+        reference "Calls"; scikit-learn's searches hand ``**fit_params`` on to every candidate's ``fit``, API
+        reference ``GridSearchCV.fit``): keyword -> (its expression where the dictionary is written, its value)."""
+        if not any(k.arg is None for k in node.keywords):
+            return {}
+        values: dict[str, Any] = {}
+        for k in node.keywords:
+            if k.arg is None:
+                spread = self._expr(k.value, frame)  # type: ignore[attr-defined]  # (a name: no side effect)
+                if isinstance(spread, Container):
+                    values.update(spread.items)
+        found = {}
+        for key in EVAL_KEYWORDS:
+            expr = spread_key(node, key, self.tree, self._bindings)
+            if expr is not None:
+                found[key] = (expr, values.get(key, UNKNOWN))
+        return found
+
     def _stop_rule(self, node: ast.Call, *, catboost: bool) -> str | None:
         """How the call chooses by its evaluation set, in words, or ``None``."""
-        if _stops(node):
+        if _stops(node) or _spread_stops(node, self.tree, self._bindings):
             return "early_stopping_rounds"
         if _stops(node, ("patience",)):
             return "patience (pytorch-tabnet: stops and loads the best epoch's weights)"
@@ -373,7 +410,8 @@ def _leaf_name(node: ast.expr) -> str | None:
     a ``DatasetDict`` keys its splits by name)."""
     if isinstance(node, ast.Name):
         return node.id
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
+            and node.slice.value not in EVAL_KEYWORDS:  # kwargs['eval_set']: the argument handed on, not a split
         return node.slice.value
     return None
 

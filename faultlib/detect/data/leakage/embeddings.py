@@ -152,7 +152,7 @@ class EmbeddingSemantics:
                 names_ = values[-1].items if isinstance(values[-1], Tup) else ()
                 # [f(df, c) for c in ['job', 'city']]: each item is a column name (a str), as the first one is
                 item = names_[0] if names_ and all(isinstance(i, Const) and isinstance(i.value, str) for i in names_) \
-                    else _any_item(names_)
+                    else _any_item(names_) if names_ else _counted_ranking(values[-1])
                 self._bind(gen.target, item, frame, node.lineno)
                 for cond in gen.ifs:
                     self._expr(cond, frame)
@@ -173,6 +173,10 @@ class EmbeddingSemantics:
         if element is not None and element.rows is not None and (positional_items(
                 node, getattr(self, "_bindings", None)) or gathered_windows(node)):  # (itemwindows.py)
             return Data(element.rows, taints, element.test)  # [s[i - w:i] for i in range(...)]: windows of s
+        counted = _counted_ranking(values[0])
+        if isinstance(values[-1], Tup) and counted is not UNKNOWN:
+            # [(cols[i], v) for i, v in enumerate(imp)]: the ranking, as zip's pairs are
+            return Data(None, taints | counted.items[1].taints, False)
         if isinstance(values[-1], Tup) and any(maybe_data(i) is not None for i in values[-1].items):
             # [encode(train, test, col) for col in cols]: a list of (train, test) pairs; its one evaluated item stands
             # for every item, so zip(*pairs) (semantics) gives the training parts and the test parts
@@ -324,6 +328,19 @@ def in_place(tree: ast.Module) -> frozenset[int]:
 #: attributes of a pandas table that are not one of its columns (pandas API, "DataFrame": attributes)
 _NOT_COLUMNS = frozenset({"columns", "index", "dtypes", "shape", "T", "axes", "values", "iloc", "loc", "at", "iat",
                           "str", "dt", "cat", "plot", "size", "ndim", "empty", "attrs", "flags", "array"})
+
+
+def _counted_ranking(value: Any) -> Any:
+    """``(i, v)`` of ``enumerate(scores)`` where ``scores`` is a vector a fit produced (``model.feature_importances_``:
+    no rows, some fits): each ``v`` is one of its scores and carries its fits, so ``[(cols[i], v) for i, v in
+    enumerate(imp)]`` keeps the ranking (Python library reference, built-in ``enumerate``: pairs of a count and an
+    item). ``UNKNOWN`` for anything else."""
+    from faultlib.detect.data.leakage.values import Enum, maybe_data
+
+    inner = maybe_data(value.inner) if isinstance(value, Enum) else None
+    if inner is None or inner.rows is not None or not inner.taints:
+        return UNKNOWN
+    return Tup((UNKNOWN, inner))
 
 
 def _any_item(items: tuple[Any, ...]) -> Any:

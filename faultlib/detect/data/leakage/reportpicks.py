@@ -123,6 +123,12 @@ def _array_slots(key: ast.expr) -> bool:
 
 def _chosen(scope: list[ast.stmt], names: set[str], after: int) -> bool:
     """A chooser after line ``after`` reads one of ``names`` or a dictionary filled from them."""
+    return chooser_line(scope, names, after) is not None
+
+
+def chooser_line(scope: list[ast.stmt], names: set[str], after: int) -> int | None:
+    """The line of the first chooser after line ``after`` (in ``scope``'s walk order) that reads one of ``names`` or
+    a dictionary filled from them; ``None`` when there is none."""
     names = set(names)
     nodes = [n for stmt in scope for n in ast.walk(stmt) if getattr(n, "lineno", 0) > after]
     for node in sorted((n for n in nodes if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
@@ -133,12 +139,12 @@ def _chosen(scope: list[ast.stmt], names: set[str], after: int) -> bool:
         if isinstance(node, ast.Call):
             fname = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
             if fname in _CHOOSERS and _names(node) & names:
-                return True
+                return node.lineno
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) and \
                 getattr(node.value.func, "id", None) == "sorted" and _names(node.value) & names and \
                 isinstance(node.slice, (ast.Constant, ast.UnaryOp)):
-            return True
-    return False
+            return node.lineno
+    return None
 
 
 def scopes(tree: ast.AST) -> list[tuple[str | None, list[ast.stmt]]]:
@@ -291,5 +297,5 @@ class ReportPicks:
                 kind="tuned_on_test"))
 
 
-__all__ = ["PREDICTS", "ReportPicks", "ScoreReport", "choosing_callers", "chosen_elsewhere", "locally_chosen", "scopes",
+__all__ = ["PREDICTS", "ReportPicks", "ScoreReport", "chooser_line", "choosing_callers", "chosen_elsewhere", "locally_chosen", "scopes",
            "score_reports", "test_named"]

@@ -57,6 +57,10 @@ from faultlib.detect.data.leakage.tuners import TunerReports
 from faultlib.detect.data.leakage.rescored import RescoredSearches
 from faultlib.detect.data.leakage.predefined import PredefinedFolds
 from faultlib.detect.data.leakage.ducks import DuckModels, duck_models
+from faultlib.detect.data.leakage.clusterscores import ClusterScores
+from faultlib.detect.data.leakage.foldrankings import FoldRankings
+from faultlib.detect.data.leakage.spelledreports import SpelledReports
+from faultlib.detect.data.leakage.pairreturns import OPTION as TUPLE_RETURNS, PairReturns, tuple_roles
 from faultlib.detect.data.leakage.records import RecordFields
 from faultlib.detect.data.leakage.namelists import ColumnNameLists, chosen_names
 from faultlib.detect.data.leakage.design import DesignChecks
@@ -209,7 +213,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, ScoredWeights, ScoreTables, ReportPicks,
+class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, ScoredWeights, ScoreTables, ReportPicks, SpelledReports,
                DeletedColumns, ColumnReads, ListedColumns, ShownPredictions,
                UnlabelledRows, BestItems, KeptNames, GuardedDrops, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
@@ -218,7 +222,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                FreshTables,
                LabelFills,
                FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, KerasTunerSearches, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
-               InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
+               PairReturns, FoldRankings, ClusterScores, InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, TransposedTables, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, GroupItems, ColumnItems,
                ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
                SplitReach, InheritedMethods, CachedResults, LibraryStores, SaveHelpers, RelabelledMembers, Interpreter):
@@ -632,8 +636,8 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
         if special is not None:
             return special
         transformer = bool(TRANSFORMER_BASES & cls.bases) or {"fit", "transform"} <= set(cls.methods)
-        if transformer:
-            return Est(cls.node.name, "transformer", preprocessing=True)
+        if transformer:  # (a transform returning the rows and the labels: pairreturns.py)
+            return Est(cls.node.name, "transformer", preprocessing=True, options={TUPLE_RETURNS: tuple_roles(cls.methods)})
         if MODEL_BASES & cls.bases or "fit" in cls.methods and {"predict", "predict_proba"} & set(cls.methods):
             return Est(cls.node.name, "model", supervised=True)
         return None
