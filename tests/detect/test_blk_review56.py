@@ -101,3 +101,65 @@ def test_a_warm_up_before_the_loop_that_runs_the_same_coroutine_stays_silent(tmp
             asyncio.run(main(["https://example.org/a"]))
     """})
     assert found == set()
+
+
+# -- a loop variable reused by two loops over different classes: each loop calls its own rows' methods --------------
+
+_SINKS = """
+    import asyncio
+    import json
+
+
+    class JournalSink:
+        def flush(self, record):
+            with open("/var/log/journal.jsonl", "a") as fh:
+                fh.write(json.dumps(record))
+
+
+    class AuditSink:
+        def flush(self, record):
+            with open("/var/log/audit.jsonl", "a") as fh:
+                fh.write(json.dumps(record))
+
+
+    class RingSink:
+        def __init__(self):
+            self.rows = []
+
+        def flush(self, record):
+            self.rows.append(record)
+
+
+    class TallySink:
+        def __init__(self):
+            self.count = 0
+
+        def flush(self, record):
+            self.count += 1
+
+    {handler}
+"""
+
+
+def test_the_in_memory_loop_after_an_offloaded_loop_of_the_same_variable_stays_silent(tmp_path):
+    found = flagged(tmp_path, _SINKS.replace("{handler}", """
+    async def record(event):
+        for sink in [JournalSink(), AuditSink()]:
+            await asyncio.to_thread(sink.flush, event)
+        for sink in [RingSink(), TallySink()]:
+            sink.flush(event)
+        return event
+    """))
+    assert found == set()
+
+
+def test_the_loop_over_file_sinks_is_found_beside_an_in_memory_loop_of_the_same_variable(tmp_path):
+    found = flagged(tmp_path, _SINKS.replace("{handler}", """
+    async def record(event):
+        for sink in [RingSink(), TallySink()]:
+            sink.flush(event)
+        for sink in [JournalSink(), RingSink()]:
+            sink.flush(event)
+        return event
+    """))
+    assert found == {("blocking_file_io", 'with open("/var/log/journal.jsonl", "a") as fh:')}
