@@ -371,7 +371,7 @@ def _analyze(sources: list[tuple[str, list[str], str]], skip_invalid: bool, outs
     report.findings = []
     for site, shortest in sorted(reach.hits.values(), key=lambda h: h[0].key):
         if (branches.never_taken(site.node, site.func) or _only_private(reach, site.key, private)
-                or libraries.warmed(site)):
+                or libraries.warmed(site, reach.entry_calls.get(site.key, []))):
             continue
         path = next((p for p in reach.paths.get(site.key, [shortest])  # the shortest live one
                      if live(p) and not wav_on_path(index, branches, site, p)), None)

@@ -60,7 +60,7 @@ def union_members(index, expr: ast.expr, func: Func) -> list[Klass]:
     if not any(n is not None for n in notes):  # cache = get_cache(): what the function's annotation says it returns
         returned = returned_annotation(index, expr, func)
         if returned is None:  # `if cfg: model = A() else: model = B()` at module level: either class
-            return bound_classes(index, expr, func) or looped_classes(index, func, expr.id)  # for s in [A(), B()]
+            return bound_classes(index, expr, func) or looped_classes(index, func, expr)  # for s in [A(), B()]
         notes, module = [returned[0]], returned[1]
     found: list[Klass] = []
     todo = [n for n in notes if n is not None]

@@ -45,7 +45,7 @@ from faultlib.detect.serving.blocking.passed import passed_classes, passed_names
 from faultlib.detect.serving.blocking.returned_items import returned_item
 from faultlib.detect.serving.blocking.model import (Func, Klass, Module, Type, names_class, _is_local, _is_static,
                                                    aliases, binds_locally, build_module, dotted, local_imports,
-                                                   nodes_of, unquoted)
+                                                   named_default, nodes_of, unquoted)
 from faultlib.detect.serving.blocking.shapes import is_property, protocol_implementations, sets_attributes
 from faultlib.detect.serving.blocking.star_exports import documented_re_export, star_lookup
 from faultlib.detect.serving.blocking.subscripted_clients import known_client, qualified_type
@@ -170,7 +170,8 @@ class Index(TypeOf):
             if imported is not None:  # `from llama_cpp import Llama` inside a function named Llama
                 return self.lookup(".".join([imported, *rest]))
             if binds_locally(scope, head) and (head in module.functions or head in module.classes):
-                return None  # def run(fetch): fetch(url) -- the parameter, not the module's def fetch
+                default = named_default(scope, head)  # def run(fetch=fetch): the enclosing scope's fetch
+                return self.resolve_parts([default, *rest], module, scope.parent) if default is not None else None
             scope = scope.parent
         if head in module.functions or head in module.classes:
             if head in module.imports and head in fallback_names(module):  # the stub of a failed import: not here

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.listed_elements import listed_classes
-from faultlib.detect.serving.blocking.loop_items import loop_values
+from faultlib.detect.serving.blocking.loop_items import loop_rows, loop_values
 from faultlib.detect.serving.blocking.model import Func, Klass, nodes_of
 
 __all__ = ["literal_loop_types", "looped_classes"]
@@ -41,31 +41,48 @@ def literal_loop_types(index, func: Func, known: dict) -> dict:
     return found
 
 
-def looped_classes(index, func: Func, name: str) -> list[Klass]:
-    """The classes of the analysed files the loop variable ``name`` of ``func`` is bound to instances of, when the
-    loops binding it walk literal tables or instance lists of two or more such classes and nothing else; else []."""
+def looped_classes(index, func: Func, use: ast.Name) -> list[Klass]:
+    """The classes of the analysed files the loop variable ``use`` (a read of it in ``func``) is bound to instances
+    of, when the innermost ``for`` of ``func`` that binds it and holds the read in its body walks a literal table or
+    an instance list of two or more such classes and nothing else; else [] (a read outside every such loop, or the
+    loop's rows not all instances of the analysed files' classes). Only that loop counts: another ``for`` of the
+    same name over other classes binds it to those only while it runs."""
+    loop = _enclosing_loop(func, use)
+    if loop is None:
+        return []
     table = func.__dict__.setdefault("_faultlib_looped_classes", {})
-    if name not in table:
-        table[name] = _looped(index, func, name)
-    return table[name]
+    key = (id(loop), use.id)
+    if key not in table:
+        table[key] = _looped(index, func, loop, use.id)
+    return table[key]
 
 
-def _looped(index, func: Func, name: str) -> list[Klass]:
+def _enclosing_loop(func: Func, use: ast.Name) -> ast.For | None:
+    """The innermost ``for`` of ``func`` that binds ``use``'s name and holds ``use`` in its body (the reads of every
+    loop variable of ``func`` are mapped to their loop once per function)."""
+    reads = func.__dict__.get("_faultlib_loop_reads")
+    if reads is None:
+        reads = func.__dict__["_faultlib_loop_reads"] = {}
+        loops = [n for n in nodes_of(func, ast.For) if isinstance(n.target, ast.Name)]
+        for loop in sorted(loops, key=lambda n: (n.lineno, n.col_offset)):  # an inner loop after its outer one
+            reads.update((id(n), loop) for stmt in loop.body for n in ast.walk(stmt)
+                         if isinstance(n, ast.Name) and n.id == loop.target.id)
+    found = reads.get(id(use))
+    return found if found is not None and found.target.id == use.id else None
+
+
+def _looped(index, func: Func, loop: ast.For, name: str) -> list[Klass]:
     if index.installed is not None and index.installed.inside_library:
         return []  # as listed_loop_types: a library's own loops stay untyped
-    rows = loop_values(index, func, name)
-    found: list[Klass] = []
+    rows = loop_rows(index, loop, func, name)
     if rows:
+        found: list[Klass] = []
         for row in rows:
             typed = index.type_of(row, func)
             if not isinstance(typed, Klass):
                 return []
             found += [typed] if all(typed is not k for k in found) else []
         return found if len(found) > 1 else []
-    loops = [n for n in nodes_of(func, ast.For) if isinstance(n.target, ast.Name) and n.target.id == name]
-    for loop in loops:
-        classes = listed_classes(index, loop.iter, func) if isinstance(loop.iter, (ast.Name, ast.Attribute)) else []
-        if not classes:
-            return []
-        found += [k for k in classes if all(k is not f for f in found)]
-    return found
+    if isinstance(loop.iter, (ast.Name, ast.Attribute)):
+        return listed_classes(index, loop.iter, func)
+    return []

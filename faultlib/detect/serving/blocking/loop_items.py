@@ -16,7 +16,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 
-__all__ = ["LIMIT", "loop_callees", "loop_values"]
+__all__ = ["LIMIT", "loop_callees", "loop_rows", "loop_values"]
 
 LIMIT = 32
 """The most callees one loop variable is given (a longer table is cut there)."""
@@ -58,6 +58,12 @@ def loop_values(index, func: Func, name: str) -> list[ast.expr]:
             return []
         values += items
     return values[:LIMIT]
+
+
+def loop_rows(index, loop: ast.For, func: Func, name: str) -> list[ast.expr]:
+    """The values the one ``for`` statement ``loop`` of ``func`` binds ``name`` to, row by row, when it walks a
+    literal table; [] otherwise."""
+    return _items(index, loop, func, name)[:LIMIT] if _binds(loop.target, name) else []
 
 
 def _binds(target: ast.expr, name: str) -> bool:

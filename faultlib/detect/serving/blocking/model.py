@@ -300,6 +300,20 @@ def binds_locally(func: Func, name: str) -> bool:
     return _is_local(func, name) and name not in _declared_global(func)
 
 
+def named_default(func: Func, name: str) -> str | None:
+    """The name a parameter ``name`` of ``func`` defaults to (``fetch`` of ``def handle(url, fetch=fetch)``) when the
+    body never rebinds it, else None. A default is evaluated where the ``def`` runs, in the enclosing scope (Python
+    reference, "Function definitions": "default parameter values are evaluated from left to right when the function
+    definition is executed"), so the parameter holds the enclosing scope's ``fetch`` unless a caller passes another."""
+    args = func.node.args
+    pairs = [*zip([*args.posonlyargs, *args.args][::-1], args.defaults[::-1]), *zip(args.kwonlyargs, args.kw_defaults)]
+    default = next((d for a, d in pairs if a.arg == name), None)
+    if not isinstance(default, ast.Name) or any(n.id == name and isinstance(n.ctx, ast.Store)
+                                                for n in nodes_of(func, ast.Name)):
+        return None
+    return default.id
+
+
 def aliases(func: Func) -> dict[str, ast.expr]:
     """Locals bound to a *function value*, not a call's result: a parameter's default (``loader=joblib.load``)
     or the only assignment of a name (``fetch = requests.get``, ``wait = functools.partial(time.sleep, 1)``,

@@ -10,9 +10,12 @@ crawler's ``parse_tld``). All of it must hold: the site calls one of
 top level (its ``if __name__ == "__main__":`` block included) has a statement that starts the loop (the starters of
 :mod:`~faultlib.detect.serving.blocking.served_after`: ``asyncio.run``, ``uvicorn.run``, a bot's ``run_polling``...)
 and, in a statement before it that always runs (no branch, no loop between), a call from which the analysed files'
-sync functions and constructors reach a call of that same library function, at most :data:`MAX_DEPTH` calls deep.
-A warm-up only inside a coroutine, or after the loop started, or in another program's entry point that never calls
-it, leaves the calls on the loop reported. Used by :func:`~faultlib.detect.serving.blocking.analyze_sources` on each
+sync functions and constructors reach a call of that same library function, at most :data:`MAX_DEPTH` calls deep;
+and, when the starting statement names a coroutine of the analysed files (``asyncio.run(crawler.crawl())``), the
+finding's loop is that one: one of its entries is a coroutine so started or one such a coroutine calls. A warm-up only inside a coroutine, or
+after the loop started, or in another program's entry point (a command-line script's ``__main__`` that warms and
+then runs its own ``report()`` says nothing of a web server's process beside it), leaves the calls on the loop
+reported. Used by :func:`~faultlib.detect.serving.blocking.analyze_sources` on each
 finding.
 """
 
@@ -39,25 +42,34 @@ class WarmedLibraries:
 
     def __init__(self, index) -> None:
         self.index = index
-        self._warmed: frozenset[str] | None = None
+        self._warmed: dict[str, list[frozenset[tuple[str, str]] | None]] | None = None
 
-    def warmed(self, site) -> bool:
-        """Whether ``site`` calls a once-per-process library function that the program has called before its loop
-        started (see the module docstring)."""
+    def warmed(self, site, entries) -> bool:
+        """Whether ``site`` calls a once-per-process library function that the program has called before it started
+        the loop the site runs on (see the module docstring); ``entries``: the site's entry calls, ``(file, line,
+        function)`` as :func:`~faultlib.detect.serving.blocking.callers.note_entry` records them."""
         if not isinstance(site.node, ast.Call):
             return False
         target = self.index.callee(site.node.func, site.func)
-        return isinstance(target, str) and target in ONCE_PER_PROCESS and target in self._before_loop()
+        if not (isinstance(target, str) and target in ONCE_PER_PROCESS):
+            return False
+        reached = {(file, function) for file, _, function in entries}
+        return any(started is None or started & reached for started in self._before_loop().get(target, ()))
 
-    def _before_loop(self) -> frozenset[str]:
+    def _before_loop(self) -> dict[str, list[frozenset[tuple[str, str]] | None]]:
+        """For each once-per-process name warmed before some loop: the coroutines each such loop is started with
+        (``(file, qualname)``), or None for a loop started with none of the analysed files' (``uvicorn.run(app)``)."""
         if self._warmed is None:
-            found: set[str] = set()
+            found: dict[str, list[frozenset[tuple[str, str]] | None]] = {}
             index = self.index
             if _spelt(index):
                 for body, scope in _entry_bodies(index):
-                    for stmt in _before_start(body, scope):
-                        found |= _reached(index, stmt, scope)
-            self._warmed = frozenset(found)
+                    earlier, start = _before_start(body, scope)
+                    names = set().union(*(_reached(index, stmt, scope) for stmt in earlier)) if earlier else set()
+                    started = _started(index, start, scope) if names else None
+                    for name in names:
+                        found.setdefault(name, []).append(started)
+            self._warmed = found
         return self._warmed
 
 
@@ -82,15 +94,36 @@ def _entry_bodies(index):
                 yield func.node.body, func
 
 
-def _before_start(body: list[ast.stmt], scope: Func) -> list[ast.stmt]:
-    """The statements of ``body`` that always run before a later one of it starts the loop; [] when none does."""
+def _before_start(body: list[ast.stmt], scope: Func) -> tuple[list[ast.stmt], ast.Call | None]:
+    """The statements of ``body`` that always run before a later one of it starts the loop, and that start's call;
+    ([], None) when none does."""
     earlier: list[ast.stmt] = []
     for stmt in _straight_line(body):
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _starts(stmt.value, scope):
-            return earlier
+            return earlier, stmt.value
         if isinstance(stmt, SIMPLE):  # a branch or a loop may not run: `if warm: Crawler(seeds)` warms nothing sure
             earlier.append(stmt)
-    return []
+    return [], None
+
+
+def _started(index, start: ast.Call | None, scope: Func) -> frozenset[tuple[str, str]] | None:
+    """The coroutines of the analysed files whose calls the loop's start is handed (``asyncio.run(main())``:
+    ``main``) and the functions they call, as ``(file, qualname)``; None when it is handed none (``uvicorn.run(app)``: the loop's entries are not
+    named here)."""
+    if start is None:
+        return None
+    named = [index.callee(arg.func, scope) for arg in (*start.args, *(k.value for k in start.keywords))
+             if isinstance(arg, ast.Call)]
+    todo = [f for f in named if isinstance(f, Func) and f.is_async]
+    if not todo:
+        return None
+    seen: dict[int, Func] = {}
+    while todo and len(seen) < MAX_VISITS:  # and what they call or await in turn: each awaited coroutine is an entry
+        func = todo.pop()
+        if id(func) not in seen:
+            seen[id(func)] = func
+            todo += [t for t in (index.callee(c.func, func) for c in nodes_of(func, ast.Call)) if isinstance(t, Func)]
+    return frozenset((f.module.path, f.qualname) for f in seen.values())
 
 
 def _reached(index, stmt: ast.stmt, scope: Func) -> set[str]:
