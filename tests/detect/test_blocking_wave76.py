@@ -7,6 +7,10 @@ written for this test."""
 
 from __future__ import annotations
 
+import textwrap
+
+import pytest
+
 from tests.detect.blocking_source import flagged, flagged_package, joined
 
 # -- a gateway's backends: an abstract base, a subclass calling out with requests ----------------------------------
@@ -82,59 +86,41 @@ def _gateway(app: str, slots: str = _SLOTS, backends: str = _BACKENDS) -> set:
     return {"__init__.py": "", "backends.py": backends, "slots.py": slots, "app.py": joined(_APP_HEAD, app)}
 
 
-def test_a_loop_over_a_method_annotated_list_follows_the_elements_calls(tmp_path):
-    found = flagged_package(tmp_path, _gateway("""
-        @app.post("/chat")
-        async def chat(name: str, prompt: str):
-            route = table.find(name)
-            for slot in route.usable():
-                return slot.backend.answer(prompt)
-    """))
-    assert _SEND in found
-
-
-def test_filtered_and_concatenated_lists_keep_their_element_type(tmp_path):
-    found = flagged_package(tmp_path, _gateway("""
-        @app.post("/chat")
-        async def chat(name: str, prompt: str):
-            route = table.find(name)
-            ready = route.usable()
-            fresh = [s for s in ready if s.idle]
-            busy = [s for s in ready if not s.idle]
-            order = fresh + busy
-            for slot in order:
-                return slot.backend.answer(prompt)
-    """))
-    assert _SEND in found
-
-
-def test_an_annotated_attribute_of_another_object_gives_its_elements(tmp_path):
-    found = flagged_package(tmp_path, _gateway("""
-        @app.post("/chat")
-        async def chat(name: str, prompt: str):
-            route = table.find(name)
-            return [slot.backend.answer(prompt) for slot in route.slots]
-    """))
-    assert _SEND in found
-
-
-def test_dict_values_of_an_attribute_annotated_in_init(tmp_path):
-    found = flagged_package(tmp_path, _gateway("""
-        @app.get("/warm")
-        async def warm():
-            for route in table.routes.values():
-                route.slots[0].backend.answer("ping")
-    """))
-    assert _SEND in found
-
-
-def test_next_of_iter_takes_one_element(tmp_path):
-    found = flagged_package(tmp_path, _gateway("""
-        @app.post("/chat")
-        async def chat(name: str, prompt: str):
-            slot = next(iter(table.find(name).usable()))
+_HANDLERS = {
+    "a loop over a method annotated -> list[Slot]": """
+        for slot in route.usable():
             return slot.backend.answer(prompt)
-    """))
+    """,
+    "filtered comprehensions of it, concatenated": """
+        ready = route.usable()
+        fresh = [s for s in ready if s.idle]
+        busy = [s for s in ready if not s.idle]
+        order = fresh + busy
+        for slot in order:
+            return slot.backend.answer(prompt)
+    """,
+    "an attribute of another object annotated list[Slot]": """
+        return [slot.backend.answer(prompt) for slot in route.slots]
+    """,
+    "an item of it by index, over the values of a dict annotated in __init__": """
+        for other in table.routes.values():
+            other.slots[0].backend.answer(prompt)
+    """,
+    "next(iter(...)) of the method's list": """
+        slot = next(iter(table.find(name).usable()))
+        return slot.backend.answer(prompt)
+    """,
+}
+
+
+@pytest.mark.parametrize("body", list(_HANDLERS.values()), ids=list(_HANDLERS))
+def test_an_element_of_an_annotated_container_is_followed(tmp_path, body):
+    handler = """
+        @app.post("/chat")
+        async def chat(name: str, prompt: str):
+            route = table.find(name)
+    """
+    found = flagged_package(tmp_path, _gateway(textwrap.dedent(handler) + textwrap.indent(textwrap.dedent(body), "    ")))
     assert _SEND in found
 
 
