@@ -9,6 +9,7 @@ import ast
 import re
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.annotated_items import indexed_item, next_item
 from faultlib.detect.serving.blocking.appended_items import appended_item
 from faultlib.detect.serving.blocking.awaited_locals import built_through_local
 from faultlib.detect.serving.blocking.class_tables import table_base
@@ -113,6 +114,7 @@ class TypeOf:
                         or self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
                         or appended_item(self, expr.value, func)  # frames = helper() of appended frames; frames[0]
                         or listed_element(self, expr.value, func)  # [d / n for n in names if ...][0]
+                        or indexed_item(self, expr, func)  # route.slots[0] of `slots: list[Slot]`
                         or self.stores.stored_element(expr.value, expr.slice, func))  # self.models[k] = Asr()
             if owner is None and func is not None and isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
                 klass = self.callee(expr.value, func, depth + 1)  # Cache.table = db.Table(n): the class's own
@@ -156,6 +158,8 @@ class TypeOf:
             return None if target is None else self.awaited_type(target)
         if isinstance(expr, ast.Call):
             callee = _generic_origin(expr.func)  # AtomicAgent[In, Out](config): an AtomicAgent
+            if func is not None and (first := next_item(self, expr, func)) is not None:
+                return first  # next(iter(route.usable())) of `-> list[Slot]`: a Slot
             if (dotted(callee) == ["getattr"] and len(expr.args) >= 2 and isinstance(expr.args[1], ast.Constant)
                     and isinstance(expr.args[1].value, str) and expr.args[1].value.isidentifier()):
                 attr = expr.__dict__.setdefault("_faultlib_getattr", ast.copy_location(ast.Attribute(
