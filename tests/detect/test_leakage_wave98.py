@@ -114,3 +114,135 @@ def test_decile_and_tier_tables_of_a_scored_holdout_are_reports(tmp_path: Path) 
 
 def test_held_out_features_standardised_by_their_own_mean_stay_a_fit(tmp_path: Path) -> None:
     assert ("fit_on_test", line_of(TEST_STANDARDISED, "features.mean()")) in alarms(tmp_path, TEST_STANDARDISED)
+
+
+# a staged project: the entity classes hold every stage's paths, built from a module of file names
+NAMES = """\
+PREPARED_FILE: str = "prepared.csv"
+TRAIN_FILE: str = "train_part.csv"
+TEST_FILE: str = "test_part.csv"
+"""
+
+ENTITIES = """\
+import os
+from dataclasses import dataclass
+
+from settings.names import *
+
+
+@dataclass
+class PrepareConfig:
+    prepared_dir: str = os.path.join(os.getcwd(), "artifacts", "prepared")
+    prepared_file_path: str = os.path.join(prepared_dir, PREPARED_FILE)
+
+
+@dataclass
+class PrepareArtifact:
+    prepared_file_path: str
+
+
+class SplitConfig:
+    train_file_path: str = os.path.join(os.getcwd(), "artifacts", "split", TRAIN_FILE)
+    test_file_path: str = os.path.join(os.getcwd(), "artifacts", "split", TEST_FILE)
+"""
+
+# the preparation stage: a median fill of a cleaned subset and a min-max scaler over every booking, saved
+PREPARE = """\
+import pandas as pd
+from sklearn.preprocessing import MinMaxScaler
+
+from settings.entities import PrepareArtifact, PrepareConfig
+
+
+class Prepare:
+    def __init__(self, config: PrepareConfig):
+        self.config = config
+
+    def fix_rates(self, df):
+        typical = df[df["nightly_rate"] >= 0]["nightly_rate"].median()
+        df.loc[df["nightly_rate"] < 0, "nightly_rate"] = typical
+        return df
+
+    def run(self, raw_path):
+        df = pd.read_csv(raw_path)
+        df = self.fix_rates(df)
+        df = df[df["guests"] > 0]
+        df[["nightly_rate", "lead_days"]] = MinMaxScaler().fit_transform(df[["nightly_rate", "lead_days"]])
+        df.to_csv(self.config.prepared_file_path, index=False)
+        return PrepareArtifact(prepared_file_path=self.config.prepared_file_path)
+"""
+
+# the next stage reads the prepared file through the artifact entity and splits it
+SPLIT = """\
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+from settings.entities import SplitConfig
+
+
+class Split:
+    def __init__(self, prepare_artifact, config: SplitConfig):
+        self.prepare_artifact = prepare_artifact
+        self.config = config
+
+    def run(self):
+        data = pd.read_csv(self.prepare_artifact.prepared_file_path)
+        train, test = train_test_split(data, test_size=0.2, random_state=7)
+        train.to_csv(self.config.train_file_path, index=False)
+        test.to_csv(self.config.test_file_path, index=False)
+"""
+
+TRAIN = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+
+from settings.entities import SplitConfig
+
+
+class Train:
+    def __init__(self, config: SplitConfig):
+        self.config = config
+
+    def run(self):
+        train = pd.read_csv(self.config.train_file_path)
+        test = pd.read_csv(self.config.test_file_path)
+        model = LogisticRegression().fit(train.drop(columns=["cancelled"]), train["cancelled"])
+        print(model.score(test.drop(columns=["cancelled"]), test["cancelled"]))
+"""
+
+# the look-alike: the preparation stage only drops rows and fills a fixed code; nothing is learnt from the rows
+CLEAN_ONLY = PREPARE.replace('''        typical = df[df["nightly_rate"] >= 0]["nightly_rate"].median()
+        df.loc[df["nightly_rate"] < 0, "nightly_rate"] = typical
+''', '''        df.loc[df["nightly_rate"] < 0, "nightly_rate"] = 0
+''').replace('''        df[["nightly_rate", "lead_days"]] = MinMaxScaler().fit_transform(df[["nightly_rate", "lead_days"]])
+''', '''        df["lead_days"] = df["lead_days"].clip(0, 365)
+''')
+
+
+def _staged_project(root: Path, prepare: str) -> Path:
+    files = {"README.md": "hotel bookings\n", "settings/__init__.py": "", "settings/names.py": NAMES,
+             "settings/entities.py": ENTITIES, "stages/__init__.py": "", "stages/prepare.py": prepare,
+             "stages/split.py": SPLIT, "stages/train.py": TRAIN}
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root / "stages" / "prepare.py"
+
+
+def _project_alarms(path: Path) -> set[tuple[str, int]]:
+    from faultlib.detect.data.leakage import analyze_file
+    from faultlib.findings import Severity
+
+    report, _ = analyze_file(str(path))
+    return {(f.kind, f.location.get("line")) for f in report.findings
+            if f.severity >= Severity.WARNING and f.location.get("file", "").endswith("prepare.py")}
+
+
+def test_fits_of_a_stage_whose_file_a_later_stage_splits_through_entity_paths(tmp_path: Path) -> None:
+    found = _project_alarms(_staged_project(tmp_path, PREPARE))
+    assert ("fit_before_split", line_of(PREPARE, "MinMaxScaler().fit_transform")) in found
+    assert ("fit_before_split", line_of(PREPARE, "typical = ")) in found
+
+
+def test_a_stage_that_only_cleans_before_the_split_is_silent(tmp_path: Path) -> None:
+    assert not _project_alarms(_staged_project(tmp_path, CLEAN_ONLY))
