@@ -246,3 +246,43 @@ def test_fits_of_a_stage_whose_file_a_later_stage_splits_through_entity_paths(tm
 
 def test_a_stage_that_only_cleans_before_the_split_is_silent(tmp_path: Path) -> None:
     assert not _project_alarms(_staged_project(tmp_path, CLEAN_ONLY))
+
+
+# a profit-optimal cut-off swept on the test predictions by a helper of the project's package, its best shown
+PROFIT_SWEEP = """\
+import joblib
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from bookingkit.costs import load_costs, sweep_cutoffs_for_profit
+
+model = joblib.load("cancel_model.pkl")
+bookings = pd.read_csv("bookings.csv")
+X_train, X_test, y_train, y_test = train_test_split(bookings.drop(columns=["cancelled"]), bookings["cancelled"],
+                                                    test_size=0.2, random_state=3)
+y_prob = model.predict_proba(X_test)[:, 1]
+costs = load_costs()
+result = sweep_cutoffs_for_profit(y_test.values, y_prob, costs)
+print(f"Optimal threshold: {result.best_threshold:.3f}")
+print(f"Max profit: {result.best_profit:,.0f}")
+"""
+
+# the look-alike: the sweep runs on a validation part; the cut-off found there is applied to the test part once
+PROFIT_SWEEP_ON_VALIDATION = PROFIT_SWEEP.replace(
+    """y_prob = model.predict_proba(X_test)[:, 1]
+costs = load_costs()
+result = sweep_cutoffs_for_profit(y_test.values, y_prob, costs)
+""", """X_fit, X_val, y_fit, y_val = train_test_split(X_train, y_train, test_size=0.25, random_state=3)
+val_prob = model.predict_proba(X_val)[:, 1]
+costs = load_costs()
+result = sweep_cutoffs_for_profit(y_val.values, val_prob, costs)
+test_pred = model.predict_proba(X_test)[:, 1] >= result.best_threshold
+print((test_pred == y_test.values).mean())
+""")
+
+
+def test_cutoff_swept_on_the_test_predictions_by_an_unread_helper(tmp_path: Path) -> None:
+    assert ("tuned_on_test", line_of(PROFIT_SWEEP, "result = sweep_cutoffs")) in alarms(tmp_path, PROFIT_SWEEP)
+
+
+def test_cutoff_swept_on_a_validation_part_is_silent(tmp_path: Path) -> None:
+    assert not any(kind == "tuned_on_test" for kind, _ in alarms(tmp_path, PROFIT_SWEEP_ON_VALIDATION))
