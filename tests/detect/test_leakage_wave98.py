@@ -95,6 +95,19 @@ scored = pd.concat([test[["shopper_id", "spend_next_90d"]], pd.Series(model.pred
 scored.to_csv("reports/scored.csv", index=False)
 """
 
+# the look-alike: a frame of the held-out rows only named for scoring gets a per-city mean of a feature for the model
+SCORED_NAMED_FEATURES = """\
+import joblib
+import pandas as pd
+
+model = joblib.load("value_model.pkl")
+test = pd.read_csv("test_snapshot.csv")
+scored_df = test.copy()
+scored_df["city_spend"] = scored_df.groupby("city")["past_spend"].transform("mean")
+pred = model.predict(scored_df[["city_spend", "age"]])
+pd.DataFrame({"pred": pred}).to_csv("reports/pred.csv", index=False)
+"""
+
 
 def _fit_on_test(found: set[tuple[str, int]]) -> set[int]:
     return {line for kind, line in found if kind == "fit_on_test"}
@@ -286,3 +299,8 @@ def test_cutoff_swept_on_the_test_predictions_by_an_unread_helper(tmp_path: Path
 
 def test_cutoff_swept_on_a_validation_part_is_silent(tmp_path: Path) -> None:
     assert not any(kind == "tuned_on_test" for kind, _ in alarms(tmp_path, PROFIT_SWEEP_ON_VALIDATION))
+
+
+def test_a_feature_frame_named_for_scoring_keeps_its_fits(tmp_path: Path) -> None:
+    assert ("fit_on_test", line_of(SCORED_NAMED_FEATURES, "groupby(\"city\")")) in alarms(tmp_path,
+                                                                                          SCORED_NAMED_FEATURES)

@@ -32,8 +32,9 @@ its receiver or first argument is a **scored table** (or a column, row selection
   ``pd.concat([...], axis=1)`` of such parts: a selection of the label column with key columns only
   (``test[["customer_id", "snapshot_date", TARGET]]``: ids and dates, no feature) and the model's output;
 * a name every binding of which in its scope is a scored table (``frame = scored.copy()``,
-  ``scored = scored.reset_index(drop=True)``), or a parameter every call in the program fills with one, or a name
-  the program itself gives to scored rows (``scored``, ``scored_holdout``).
+  ``scored = scored.reset_index(drop=True)``), or a parameter every call in the program fills with one, or a
+  parameter the program itself names for scored rows (``def tier_summary(scored_holdout)``, a helper of a module
+  whose callers are elsewhere); a local name is judged by what it is bound to, never by its name alone.
 
 A *label* is a name for the target that is no prediction (``y_true``, ``y_test``: :func:`.targets.label_like`) or a
 read of a target column (one the script uses as ``y``, or the value of a constant named for it:
@@ -175,10 +176,10 @@ class _Program:
         if depth > 12:
             return False
         if isinstance(node, ast.Name):
-            if _words(node.id) & _SCORED_WORDS:
-                return True
             values = scope.get(node.id)
-            return bool(values) and all(self.scored(v, scope, depth + 1) for v in values)
+            if not values:  # a parameter no call fills with a scored table: the program's word for it decides
+                return bool(_words(node.id) & _SCORED_WORDS)
+            return all(self.scored(v, scope, depth + 1) for v in values)
         if isinstance(node, (ast.Subscript, ast.Attribute)):
             return self.scored(node.value, scope, depth + 1)
         if isinstance(node, ast.Call):
@@ -207,9 +208,9 @@ class _Program:
         if not isinstance(scope, ast.Module):
             for a in [*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs]:
                 if a.arg in self.params.get(id(scope), ()):
-                    out.setdefault(a.arg, []).append(ast.Name(id="scored", ctx=ast.Load()))
+                    out.setdefault(a.arg, []).append(ast.Name(id="__scored__", ctx=ast.Load()))
                 elif a.arg in self.predicted.get(id(scope), ()):
-                    out.setdefault(a.arg, []).append(ast.Name(id="pred", ctx=ast.Load()))
+                    out.setdefault(a.arg, []).append(ast.Name(id="__pred__", ctx=ast.Load()))
         unknown = ast.Constant(value=None)
         for node in _own_nodes(scope):
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
