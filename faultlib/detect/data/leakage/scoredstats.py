@@ -47,6 +47,7 @@ predictions without labels (a stacker's input) and any table with a feature colu
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.predbuffers import is_prediction
@@ -109,6 +110,7 @@ class _Program:
                 self.labels.add(node.value.value)  # TARGET_COLUMN = "margin_180d": the target's column
         self.params: dict[int, set[str]] = {}
         self.predicted: dict[int, set[str]] = {}
+        self._resolving: set[tuple[str, str]] = set()
 
     # ------------------------------------------------------------------ what an expression is
 
@@ -121,14 +123,28 @@ class _Program:
         while isinstance(node, ast.Subscript):
             node = node.value  # preds[:, 1]
         if isinstance(node, ast.Name):
-            values = scope.get(node.id)
-            return _prediction_name(node.id) or bool(values) and all(
-                self.prediction(v, scope, depth + 1) for v in values)
+            return _prediction_name(node.id) or self._every_binding(node.id, scope, self.prediction, depth)
         if isinstance(node, ast.Call):
             if "predict" in _called(node).lower():  # predict(bundle, test): a function named for predicting
                 return True
             return bool(node.args) and self.prediction(node.args[0], scope, depth + 1)  # apply_policy(preds, cfg)
         return False
+
+    def _every_binding(self, name: str, scope: dict[str, list[ast.expr]], test: Any, depth: int) -> bool:
+        """Every binding of ``name`` passes ``test``; a rebinding from the name itself (``scored =
+        scored.reset_index(drop=True)``) is judged with the name taken as passing, and at least one binding must
+        not read the name."""
+        values = scope.get(name) or []
+        key = (name, test.__name__)
+        if key in self._resolving:
+            return True  # (inside a rebinding from itself: as its other bindings are)
+        if not values or all(_reads(v, name) for v in values):
+            return False
+        self._resolving.add(key)
+        try:
+            return all(test(v, scope, depth + 1) for v in values)
+        finally:
+            self._resolving.discard(key)
 
     def _label_key(self, key: ast.expr) -> bool:
         return isinstance(key, ast.Constant) and key.value in self.labels or \
@@ -176,10 +192,9 @@ class _Program:
         if depth > 12:
             return False
         if isinstance(node, ast.Name):
-            values = scope.get(node.id)
-            if not values:  # a parameter no call fills with a scored table: the program's word for it decides
+            if not scope.get(node.id):  # a parameter no call fills with a scored table: the program's word decides
                 return bool(_words(node.id) & _SCORED_WORDS)
-            return all(self.scored(v, scope, depth + 1) for v in values)
+            return self._every_binding(node.id, scope, self.scored, depth)
         if isinstance(node, (ast.Subscript, ast.Attribute)):
             return self.scored(node.value, scope, depth + 1)
         if isinstance(node, ast.Call):
@@ -260,6 +275,10 @@ class _Program:
             if params == self.params and predicted == self.predicted:
                 return
             self.params, self.predicted = params, predicted
+
+
+def _reads(value: ast.expr, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
 
 
 def _own_nodes(scope: _Scope) -> list[ast.AST]:
