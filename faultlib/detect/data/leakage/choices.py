@@ -256,11 +256,18 @@ def masked_before_split(fit: Rows, held: Rows) -> Rows:
     """``df.loc[df.y == 0, 'chol'].median()`` fills rows of ``df`` that a later ``train_test_split(df)`` sends to
     both sides: a statistic of a masked subset, taken before the split of the rows it was masked from, saw some of
     the held-out rows. Returns the rows the mask was drawn from in that case (so the split's test part is covered),
-    else ``fit`` unchanged."""
+    else ``fit`` unchanged. Rows dropped from the whole table after the mask and before the split
+    (``df = df[df.adults > 0]``: a cleaning filter, wave 98) leave the split's test part inside the masked table's
+    rows all the same."""
     k = 0
     while k < min(len(fit.steps), len(held.steps)) and fit.steps[k] == held.steps[k]:
         k += 1
     rest, after = fit.steps[k:], held.steps[k:]
+    dropped = 0  # (the cleaning filters of the whole table between the mask and the split)
+    while dropped < len(after) and after[dropped].kind == "filter" and after[dropped].part is None:
+        dropped += 1
+    if 0 < dropped < len(after) and after[dropped].kind == "split":
+        after = after[dropped:]
     split = after[0].kind == "split" and after[0].part == "test" if after else False
     shuffled = len(after) > 1 and after[0].part == "shuffle" and after[1].kind == "slice"  # sample(frac=1)[:n]
     if fit.root == held.root and rest and all(s.kind == "filter" and s.part in (None, "class") for s in rest) and (

@@ -76,6 +76,7 @@ from faultlib.detect.data.leakage.predbuffers import (
 )
 from faultlib.detect.data.leakage.residualstats import residual_statistics
 from faultlib.detect.data.leakage.samplediffs import within_sample_temporal
+from faultlib.detect.data.leakage.scoredstats import scored_statistics
 from faultlib.detect.data.leakage.samplehelpers import helper_reductions
 from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
 from faultlib.detect.data.leakage.scorelists import over_scores, score_lists
@@ -268,6 +269,10 @@ class DesignChecks:
             self._per_item = per_item_reductions(self.tree) | helper_reductions(self.tree) | label_binnings(self.tree)
         if id(node) in self._per_item:  # patch.mean() of one sample in a loop building rows: its feature (peritem.py)
             return Data(data.rows, data.taints, data.test)
+        if not hasattr(self, "_scored_stats"):
+            self._scored_stats = scored_statistics(self.tree, self._targets)
+        if id(node) in self._scored_stats:  # a lift or coverage table of labels and predictions (scoredstats.py)
+            return Data(data.rows if per_row else None, data.taints, data.test if per_row else False)
         if not hasattr(self, "_value_reductions"):
             self._value_reductions = value_reductions(self.tree)
         if id(node) in self._value_reductions:  # one cell, a missing-value code (valuereductions.py)

@@ -18,6 +18,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.callerpaths import CallerPaths
+from faultlib.detect.data.leakage.classpaths import class_attribute_paths, merged_keys
 from faultlib.detect.data.leakage.configmods import imported_module_constants
 from faultlib.detect.data.leakage.filefamilies import (
     read_ending,
@@ -62,7 +63,9 @@ class FileHandoff(CallChainPaths, SavedReach, SharedInputs):
             modules = self.repo_files.modules if self.repo_files is not None else {
                 **imported_module_constants(self.smap.file, self.tree),  # type: ignore[attr-defined]
                 **member_constants([name for name, _, _ in self.smap.files or ()])}  # type: ignore[attr-defined]
-            keys = self.repo_files.config_keys if self.repo_files is not None else None  # (yamlpaths.py)
+            # (yamlpaths.py; alone: the path attributes of the configuration classes the program defines, classpaths.py)
+            keys = self.repo_files.config_keys if self.repo_files is not None else merged_keys(
+                {}, class_attribute_paths([self.tree], modules))  # type: ignore[attr-defined]
             self._path_env = PathEnv(self.tree, segments or None, modules, keys)  # type: ignore[attr-defined]
             self._callers = CallerPaths(self.tree, self._path_env, segments or None)  # type: ignore[attr-defined]
         return self._handoff

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from faultlib.detect.data.leakage.callerpaths import CallerPaths
+from faultlib.detect.data.leakage.classpaths import class_attribute_paths, merged_keys
 from faultlib.detect.data.leakage.helperreads import imported_reads, imported_writes
 from faultlib.detect.data.leakage.nbfiles import (code_tree, is_notebook, notebook_code, place,
                                                   project_notebooks, shown_place)
@@ -150,8 +151,8 @@ def _constants(tree: ast.Module, env: PathEnv | None = None) -> dict[str, FilePa
     env = env if env is not None else PathEnv(tree)
     out = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:  # (DATA_FILE: str = "x.csv")
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 # a folder computed at run time (ROOT / "x.csv"): the file name still links
                 if isinstance(t, ast.Name) and (p := env.lookup(t.id, node.lineno)) is not None and (
                         p.exact or "." in p.name):
@@ -186,6 +187,8 @@ def _index(root: str, trees: tuple[tuple[str, ast.Module], ...]) -> RepoFiles:
     envs = [PathEnv(tree) for _, tree in trees]  # each module's scopes read once, for both passes
     for (p, tree), env in zip(trees, envs):
         repo.modules.setdefault(Path(p).stem, {}).update(_constants(tree, env))
+    # the path attributes of the project's configuration classes name files as YAML keys do (classpaths.py)
+    repo.config_keys = merged_keys(repo.config_keys, class_attribute_paths([t for _, t in trees], repo.modules))
     for (p, tree), env in zip(trees, envs):
         accs = _accesses(tree, repo.modules, repo.config_keys, env)
         if accs:

@@ -32,6 +32,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.targets import validation_named
 from faultlib.detect.data.leakage.scoreloops import score_choices
+from faultlib.detect.data.leakage.sweptresults import member_sweeps
 from faultlib.detect.data.leakage.errorweights import error_weighted_blends
 from faultlib.detect.data.leakage.helperloops import handed_score_choices
 from faultlib.detect.data.leakage.collectedscores import collected_test_choices
@@ -154,6 +155,11 @@ class ThresholdChoices:
                     f"{smap.describe(loop)} scores candidates (a cut-off, weights) on the labels it is given and "
                     "keeps the best: the test rows chose it, so the score at it on those rows is optimistic")
             found.append((line, said, {"loop": smap.where(loop)}))
+        for line in member_sweeps(self.tree):  # type: ignore[attr-defined]
+            said = (f"the call on {smap.describe(line)} hands the test labels and the predictions for those rows to a "
+                    "sweep whose result gives the best cut-off and the best score at it: the test rows chose the "
+                    "cut-off, so the score at it on those rows is optimistic")
+            found.append((line, said, {"call": smap.where(line)}))
         for line, loop, end in collected_test_choices(self.tree):  # type: ignore[attr-defined]
             if any(smap.where(loop).get("line", 0) <= t <= smap.where(end).get("line", 0) for t in tuned):
                 continue  # the loop's candidates are already reported (choices.py, scoreloops.py)
