@@ -9,7 +9,8 @@ A fixture that starts a long-lived server on purpose in a test's body registers 
 :func:`keep_process`; servers started by session- or module-scoped fixtures are alive before the
 tests that use them and need nothing. Python's and torch's own helper processes (multiprocessing's
 resource tracker and forkserver, inductor's compile workers) are kept automatically. Cost: one walk
-of ``/proc`` per test (a few ms).
+of the pytest process's tree per test through the kernel's children lists (about 0.1 ms; a scan of every
+process in ``/proc`` took about 13 ms on a shared machine, three per test: 3-4 min of CPU over the suite).
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def keep_process(pid: int) -> None:
 
 
 def _ours() -> list[processes.ProcInfo]:
-    return processes.descendants([os.getpid()])
+    return processes.descendants_of([os.getpid()])  # the kernel's children lists: ~0.1 ms, not a scan of /proc
 
 
 def pytest_collection_modifyitems(config, items):
@@ -136,7 +137,7 @@ def no_leftover_processes(_subreaper):
             pass
     time.sleep(0.05 if left else 0)
     me = os.getpid()
-    for p in processes.descendants([me]):  # zombies the test left (our direct children only)
+    for p in processes.descendants_of([me]):  # zombies the test left (our direct children only)
         if p.ppid == me and not p.alive and (p.pid, p.start_time) not in before:
             try:
                 os.waitpid(p.pid, os.WNOHANG)

@@ -212,3 +212,49 @@ def test_the_suite_fails_a_test_that_leaves_a_process_and_kills_it(tmp_path):
     assert "the test left processes running" in proc.stdout and "LEAKED-BY-TEST" in proc.stdout
     leaked = subprocess.run(["pgrep", "-f", "LEAKED-BY-TEST"], capture_output=True, text=True).stdout.split()
     assert leaked == []
+
+
+def test_the_children_lists_find_what_a_scan_of_proc_finds(monkeypatch):
+    """descendants_of (the kernel's children lists) names the same processes as descendants (a scan of every
+    process's parent link): a grandchild, a zombie not reaped yet, an orphan re-parented to this subreaper,
+    and a child a thread started; and where the kernel keeps no lists it asks descendants."""
+    import threading
+
+    from faultlib.processes import tree
+
+    tree.become_subreaper()
+    me, scan = os.getpid(), tree.descendants
+    nested = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time; subprocess.Popen(['sleep', '30']);"
+                               "print('up', flush=True); time.sleep(30)"], stdout=subprocess.PIPE, text=True)
+    zombie = subprocess.Popen(["true"])
+    subprocess.run(["sh", "-c", "(sleep 30 &); exit 0"], check=True)  # its sleep is re-parented to this process
+    from_thread: list[subprocess.Popen] = []
+    thread = threading.Thread(target=lambda: from_thread.append(subprocess.Popen(["sleep", "30"])))
+    thread.start()
+    thread.join()
+    orphans: list[int] = []
+    try:
+        assert nested.stdout.readline().strip() == "up"
+        while tree.proc_info(zombie.pid).alive:
+            time.sleep(0.01)
+        started = {nested.pid, zombie.pid, from_thread[0].pid}
+        orphans += [p.pid for p in tree.descendants([me]) if p.ppid == me and p.pid not in started
+                   and tree.cmdline(p.pid) == "sleep 30"]
+        assert len(orphans) >= 1
+        found = sorted(tree.descendants_of([me]), key=lambda p: p.pid)
+        assert found == sorted(tree.descendants([me]), key=lambda p: p.pid)
+        by_pid = {p.pid: p for p in found}
+        assert started | set(orphans) <= set(by_pid) and by_pid[zombie.pid].state == "Z"
+        assert any(p.ppid == nested.pid for p in found)  # the grandchild
+        monkeypatch.setattr(tree, "_has_children_lists", lambda: False)
+        monkeypatch.setattr(tree, "descendants", lambda roots: ["scanned", list(roots)])
+        assert tree.descendants_of([me]) == ["scanned", [me]]
+    finally:
+        for pid in [p.pid for p in scan([nested.pid])] + orphans:
+            os.kill(pid, signal.SIGKILL)
+        for proc in (nested, from_thread[0]):
+            proc.kill()
+            proc.wait()
+        zombie.wait()
+        for pid in orphans:
+            os.waitpid(pid, 0)
