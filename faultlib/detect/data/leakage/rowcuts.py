@@ -29,6 +29,7 @@ import ast
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.randommasks import drawn_fraction
+from faultlib.detect.data.leakage.targets import call_name
 from faultlib.pyflow.walk import tree_fact, walk_once
 
 __all__ = ["cuts_rows"]
@@ -39,10 +40,6 @@ _SPLITS = vocab.SPLIT_FUNCTIONS | vocab.SPLITTERS | {"random_split", "Subset", "
 _STRING_SPLITTERS = ("re", "os.path", "path", "str", "posixpath", "ntpath", "shlex")
 #: calls whose arguments are shown, not used as data
 _SHOWN = frozenset({"print", "display", "info", "debug", "warning", "write", "format", "log"})
-
-
-def _name(call: ast.Call) -> str | None:
-    return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
 
 
 def _string_split(call: ast.Call) -> bool:
@@ -66,7 +63,7 @@ def _sample_cuts(call: ast.Call) -> bool:
 
 
 def _call_cuts(call: ast.Call, kept: set[int]) -> bool:
-    name = _name(call)
+    name = call_name(call)
     if name in _SPLITS:
         return True
     if name == "split":
@@ -88,8 +85,8 @@ def _text(node: ast.expr) -> bool:
         node = node.value  # fname.split('.')[0]
     if isinstance(node, (ast.Constant, ast.JoinedStr)):
         return True
-    if isinstance(node, ast.Call) and _name(node) in ("split", "rsplit", "splitlines"):
-        return _name(node) != "split" or _string_split(node)
+    if isinstance(node, ast.Call) and call_name(node) in ("split", "rsplit", "splitlines"):
+        return call_name(node) != "split" or _string_split(node)
     return ast.unparse(node) in ("sys.argv", "argv")
 
 
@@ -109,7 +106,7 @@ def _shown(tree: ast.AST) -> set[int]:
     """The nodes inside the arguments of a print/log call (shown, not used)."""
     out: set[int] = set()
     for n in walk_once(tree):
-        if isinstance(n, ast.Call) and _name(n) in _SHOWN:
+        if isinstance(n, ast.Call) and call_name(n) in _SHOWN:
             for arg in [*n.args, *(k.value for k in n.keywords)]:
                 out.update(id(m) for m in ast.walk(arg))
     return out
