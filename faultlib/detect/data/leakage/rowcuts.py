@@ -20,7 +20,9 @@ as its features was taken to hold rows out, silencing both rules in most trainin
   ``df.col.str.split("-")`` (Python ``str.split``, pandas ``Series.str.split``), and a slice of such a split's pieces;
 * a column slice: ``df.iloc[:, :-1]``, ``X[:, 1:]``, ``df.loc[:, 'a':'f']`` (the rows part is the whole ``:``:
   NumPy "Indexing on ndarrays", pandas "Selection by position");
-* a slice of the command line (``sys.argv[1:]``), of a string constant, or one only printed (``print(text[:80])``).
+* a slice of the command line (``sys.argv[1:]``), of a string constant, or one only printed (``print(text[:80])``);
+* a slice of a name that holds text (:mod:`.textnames`: ``name[:-4]`` of ``for name in os.listdir(d)``, a path
+  built with ``os.path.join``): a string's characters, no rows (issue 17 stop 55 review).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import ast
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.randommasks import drawn_fraction
 from faultlib.detect.data.leakage.targets import call_name
+from faultlib.detect.data.leakage.textnames import text_names
 from faultlib.pyflow.walk import tree_fact, walk_once
 
 __all__ = ["cuts_rows"]
@@ -90,8 +93,9 @@ def _text(node: ast.expr) -> bool:
     return ast.unparse(node) in ("sys.argv", "argv")
 
 
-def _slice_cuts(sub: ast.Subscript) -> bool:
-    """A slice of rows, or a mask of them."""
+def _slice_cuts(sub: ast.Subscript, texts: frozenset[str]) -> bool:
+    """A slice of rows, or a mask of them; not a slice of a name that holds text (``texts``, :mod:`.textnames`:
+    ``name[:-4]`` of a file name drops its extension)."""
     rows = _rows_part(sub)
     if any(isinstance(n, ast.Compare) for n in ast.walk(rows)) or drawn_fraction(rows) is not None:
         return True
@@ -99,7 +103,7 @@ def _slice_cuts(sub: ast.Subscript) -> bool:
         return False  # a column slice (``[:, 1:]``), a key
     receiver = sub.value.value if isinstance(sub.value, ast.Attribute) and sub.value.attr in ("iloc", "loc") \
         else sub.value
-    return not _text(receiver)
+    return not (_text(receiver) or isinstance(receiver, ast.Name) and receiver.id in texts)
 
 
 def _shown(tree: ast.AST) -> set[int]:
@@ -126,13 +130,13 @@ def cuts_rows(tree: ast.AST) -> bool:
 
 
 def _cuts_rows(tree: ast.AST) -> bool:
-    shown, kept = _shown(tree), _kept(tree)
+    shown, kept, texts = _shown(tree), _kept(tree), text_names(tree)
     for n in walk_once(tree):
         if id(n) in shown:
             continue
         if isinstance(n, ast.Call) and _call_cuts(n, kept):
             return True
-        if isinstance(n, ast.Subscript) and _slice_cuts(n):
+        if isinstance(n, ast.Subscript) and _slice_cuts(n, texts):
             return True
         if isinstance(n, (ast.Compare, ast.Call)) and drawn_fraction(n) is not None:
             return True  # keep = np.random.rand(len(df)) < 0.8, used later as df[keep]
