@@ -48,9 +48,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from faultlib.detect.data.leakage.reportedlines import ReportedLines
+from faultlib.detect.data.leakage.targets import call_name
 from faultlib.detect.data.leakage.vocab import looks_like_test, looks_like_train, looks_like_validation, name_tokens
 from faultlib.findings import Severity
-from faultlib.pyflow.walk import walk_once
+from faultlib.pyflow.walk import tree_fact, walk_once
 
 __all__ = ["BestEpoch", "best_epoch_findings", "best_epochs"]
 
@@ -83,10 +84,6 @@ class BestEpoch:
     handed: int
 
 
-def _name(call: ast.Call) -> str:
-    return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
-
-
 def _text(node: ast.AST | None) -> str:
     return ast.unparse(node) if node is not None else ""
 
@@ -98,11 +95,11 @@ def _calls(nodes: list[ast.stmt]) -> list[ast.Call]:
 def _trainers(tree: ast.Module) -> set[str]:
     """The module's functions that train (their body calls one of :data:`_TRAINS`): ``run_epoch(net, loader)``."""
     return {f.name for f in walk_once(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and any(_name(c) in _TRAINS for c in _calls(f.body))}
+            and any(call_name(c) in _TRAINS for c in _calls(f.body))}
 
 
 def _trains(call: ast.Call, trainers: set[str]) -> bool:
-    name = _name(call)
+    name = call_name(call)
     return name in _TRAINS or name in trainers or "train" in name.lower() and "split" not in name.lower()
 
 
@@ -149,7 +146,7 @@ def _running_max(node: ast.AST) -> tuple[str, str, int] | None:
     """``(score, best, line)`` of ``best = max(best, score)`` (or ``min``, either order): the running best written
     with Python's built-in ``max``."""
     if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call) and
-            _name(node.value) in ("max", "min") and len(node.value.args) == 2 and not node.value.keywords):
+            call_name(node.value) in ("max", "min") and len(node.value.args) == 2 and not node.value.keywords):
         return None
     best, (a, b) = _text(node.targets[0]), (_text(arg) for arg in node.value.args)
     return (b, best, node.lineno) if a == best else (a, best, node.lineno) if b == best else None
@@ -242,7 +239,7 @@ def _handed(after: list[ast.stmt], best: str, test: bool) -> int | None:
     best returned to the caller or kept in an object is the objective of a search over settings (choosing on
     validation rows is the intended practice; the caller reports another part), so that alone is no report."""
     for n in sorted((c for s in after for c in ast.walk(s)), key=lambda c: getattr(c, "lineno", 0)):
-        if isinstance(n, ast.Call) and _name(n) in _HANDS and any(
+        if isinstance(n, ast.Call) and call_name(n) in _HANDS and any(
                 _mentions(a, best) for a in [*n.args, *(k.value for k in n.keywords)]):
             return n.lineno
         if isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) for t in n.targets) and _mentions(
@@ -260,19 +257,31 @@ def _handed(after: list[ast.stmt], best: str, test: bool) -> int | None:
     return None
 
 
+def _functions(tree: ast.AST) -> tuple[tuple[ast.FunctionDef | ast.AsyncFunctionDef, frozenset[int]], ...]:
+    """Each function of the module, in walk order, with the ids of the functions nested in it: walked once per tree
+    (:func:`~faultlib.pyflow.walk.tree_fact`), not once per loop."""
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef)
+    return tuple((f, frozenset(id(g) for g in ast.walk(f) if isinstance(g, defs) and g is not f))
+                 for f in walk_once(tree) if isinstance(f, defs))
+
+
+def _enclosing_function(tree: ast.AST, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function whose body holds ``line``."""
+    functions = tree_fact(tree, _functions)
+    holding = {id(f) for f, _ in functions if f.lineno < line <= (f.end_lineno or f.lineno)}
+    return next((f for f, nested in functions if id(f) in holding and not holding & nested), None)
+
+
 def _reported_by_caller(tree: ast.Module, loop: ast.stmt, best: str) -> int | None:
     """``return best`` of the function holding ``loop``, whose callers in the module collect or print the result
     (``s = run_fold(...)``, then ``cv += s / k`` or ``scores.append(s)``): the line of that ``return``."""
-    func = next((f for f in walk_once(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and
-                 f.lineno < loop.lineno <= (f.end_lineno or f.lineno)
-                 and not any(isinstance(g, (ast.FunctionDef, ast.AsyncFunctionDef)) and g is not f and
-                             g.lineno < loop.lineno <= (g.end_lineno or g.lineno) for g in ast.walk(f))), None)
+    func = _enclosing_function(tree, loop.lineno)
     ret = next((n for n in ast.walk(func) if isinstance(n, ast.Return) and n.value is not None and _mentions(
         n.value, best) and n.lineno > (loop.end_lineno or loop.lineno)), None) if func is not None else None
     if ret is None:
         return None
     for stmt in (n for n in walk_once(tree) if isinstance(n, (ast.Assign, ast.AugAssign, ast.Expr))):
-        calls = [c for c in ast.walk(stmt.value) if isinstance(c, ast.Call) and _name(c) == func.name]  # type: ignore[union-attr]
+        calls = [c for c in ast.walk(stmt.value) if isinstance(c, ast.Call) and call_name(c) == func.name]  # type: ignore[union-attr]
         if not calls:
             continue
         if isinstance(stmt, ast.AugAssign) or isinstance(stmt, ast.Expr) and _handed([stmt], _text(calls[0]), False):
@@ -292,7 +301,7 @@ def _rescored(after: list[ast.stmt], rows: list[str]) -> int | None:
     """A state loaded back after the loop, then the same rows read again: the kept epoch scored on its chooser."""
     loaded = None
     for n in sorted((c for s in after for c in ast.walk(s) if isinstance(c, ast.Call)), key=lambda c: c.lineno):
-        if loaded is None and _name(n) in _LOADS:
+        if loaded is None and call_name(n) in _LOADS:
             loaded = n.lineno
         elif loaded is not None and n.lineno >= loaded and set(rows) & _words(n):
             return n.lineno
@@ -308,16 +317,22 @@ def _tested_elsewhere(tree: ast.Module, loop: ast.stmt, rows: list[str]) -> bool
         return any(_test_named(w) and w not in rows for w in _words(node))
 
     start, end = loop.lineno, loop.end_lineno or loop.lineno
-    for n in walk_once(tree):
+    for n in tree_fact(tree, _scoring_sites):
         if start <= getattr(n, "lineno", 0) <= end:
             continue
-        if isinstance(n, ast.Call) and any(w in _name(n).lower() for w in _SCORE_WORDS) and any(
-                other_test(a) for a in [*n.args, *(k.value for k in n.keywords)]):
+        if isinstance(n, ast.Call) and any(other_test(a) for a in [*n.args, *(k.value for k in n.keywords)]):
             return True
-        if isinstance(n, ast.For) and isinstance(n.target, ast.Tuple) and len(n.target.elts) >= 2 and other_test(
-                n.iter):
+        if isinstance(n, ast.For) and other_test(n.iter):
             return True
     return False
+
+
+def _scoring_sites(tree: ast.AST) -> tuple[ast.Call | ast.For, ...]:
+    """The calls named for scoring and the loops walking rows with their labels (``for x, y in loader``), in walk
+    order: what :func:`_tested_elsewhere` reads, found once per tree rather than once per loop."""
+    return tuple(n for n in walk_once(tree) if isinstance(n, ast.Call) and any(
+        w in call_name(n).lower() for w in _SCORE_WORDS) or isinstance(n, ast.For) and isinstance(
+        n.target, ast.Tuple) and len(n.target.elts) >= 2)
 
 
 def _list_max(after_and_loop: list[ast.stmt], lst: str) -> int | None:
@@ -325,12 +340,12 @@ def _list_max(after_and_loop: list[ast.stmt], lst: str) -> int | None:
     collected)."""
     for n in sorted((c for s in after_and_loop for c in ast.walk(s)), key=lambda c: getattr(c, "lineno", 0)):
         value = n.value if isinstance(n, ast.Return) else None
-        if isinstance(n, ast.Call) and _name(n) in _HANDS:
+        if isinstance(n, ast.Call) and call_name(n) in _HANDS:
             value = ast.Tuple(elts=[*n.args, *(k.value for k in n.keywords)], ctx=ast.Load())
         if value is None:
             continue
         for c in (c for c in ast.walk(value) if isinstance(c, ast.Call)):
-            if _name(c) in ("max", "min", "argmax", "argmin", "amax", "amin", "nanmax", "nanmin") and c.args and \
+            if call_name(c) in ("max", "min", "argmax", "argmin", "amax", "amin", "nanmax", "nanmin") and c.args and \
                     _text(c.args[0]) == lst:
                 return c.lineno
     return None
@@ -378,7 +393,7 @@ def best_epochs(tree: ast.Module) -> list[BestEpoch]:
             if handed is None or not _test_named(rows[0]) and _tested_elsewhere(tree, loop, rows):
                 continue
             out.append(BestEpoch(line, loop.lineno, loop.end_lineno or loop.lineno, best, rows[0], handed))
-        for call in (c for c in _calls(loop.body) if _name(c) == "append" and isinstance(c.func, ast.Attribute)
+        for call in (c for c in _calls(loop.body) if call_name(c) == "append" and isinstance(c.func, ast.Attribute)
                      and len(c.args) == 1):
             lst, score = _text(call.func.value), _text(call.args[0])  # type: ignore[union-attr]
             words = _slice(loop, score)

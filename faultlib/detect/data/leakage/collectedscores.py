@@ -41,9 +41,9 @@ import ast
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.curvecode import _CHOOSERS
-from faultlib.detect.data.leakage.curvecode import _func_name as _call_name
 from faultlib.detect.data.leakage.scoreloops import fits_models, names_in, test_labels
-from faultlib.pyflow.walk import walk_once
+from faultlib.detect.data.leakage.targets import call_name
+from faultlib.pyflow.walk import nodes_of, walk_once
 
 
 def _labelled_test_frames(tree: ast.AST) -> set[str]:
@@ -111,15 +111,23 @@ def _scores_candidate(call: ast.Call, derived: set[str], held: set[str]) -> bool
     return bool(rows) and any(names_in(a) & derived for a in given if all(a is not r for r in rows))
 
 
-def _chosen_after(scope: ast.AST, lists: set[str], after: int) -> int | None:
-    """The line of a chooser reading one of ``lists`` (or a name built from one) after line ``after``."""
+def _scope_sites(scope: ast.AST) -> tuple[list[ast.Assign], list[ast.Call]]:
+    """The assignments of ``scope`` in line order and its chooser calls: from the walk kept with the scope
+    (:func:`~faultlib.pyflow.walk.nodes_of`), once per scope, then read for each of its loops by
+    :func:`_chosen_after`."""
+    return (sorted(nodes_of(scope, ast.Assign), key=lambda n: n.lineno),  # type: ignore[arg-type, attr-defined]
+            [n for n in nodes_of(scope, ast.Call) if call_name(n) in _CHOOSERS])  # type: ignore[arg-type]
+
+
+def _chosen_after(sites: tuple[list[ast.Assign], list[ast.Call]], lists: set[str], after: int) -> int | None:
+    """The line of a chooser reading one of ``lists`` (or a name built from one) after line ``after``, among a
+    scope's :func:`_scope_sites`."""
+    assigns, choosers = sites
     names = set(lists)
-    for n in sorted((n for n in ast.walk(scope) if isinstance(n, ast.Assign) and n.lineno > after),
-                    key=lambda n: n.lineno):
+    for n in (n for n in assigns if n.lineno > after):
         if names_in(n.value) & names:
             names |= {name for t in n.targets for name in names_in(t)}
-    lines = [n.lineno for n in ast.walk(scope) if isinstance(n, ast.Call) and n.lineno > after and
-             _call_name(n) in _CHOOSERS and names_in(n) & names]
+    lines = [n.lineno for n in choosers if n.lineno > after and names_in(n) & names]
     return min(lines) if lines else None
 
 
@@ -128,11 +136,14 @@ def collected_test_choices(tree: ast.AST) -> list[tuple[int, int, int]]:
     held = _labelled_test_frames(tree)
     out = []
     for scope in _scopes(tree):
+        sites = None
         for loop in _own_loops(scope):
             if fits_models(loop):
                 continue  # candidates are models: choices.py
             lists = _score_lists(loop, held)
-            line = _chosen_after(scope, lists, loop.end_lineno or loop.lineno) if lists else None
+            if lists and sites is None:
+                sites = _scope_sites(scope)
+            line = _chosen_after(sites, lists, loop.end_lineno or loop.lineno) if lists and sites else None
             if line is not None:
                 out.append((line, loop.lineno, loop.end_lineno or loop.lineno))
     return sorted(set(out))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.data.leakage.targets import call_name
+
 #: scikit-learn curves that score every threshold; the thresholds are their last output
 CURVES = frozenset({"roc_curve", "precision_recall_curve", "det_curve"})
 _CHOOSERS = frozenset({"argmax", "argmin", "nanargmax", "nanargmin", "idxmax", "idxmin"})
@@ -42,13 +44,12 @@ def _source(node: ast.stmt) -> ast.AST | None:
     return None
 
 
-def _func_name(call: ast.Call) -> str:
-    f = call.func
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+#: thresholds.py still imports the callee's name under this name (targets.call_name)
+_func_name = call_name
 
 
 def _chooses(expr: ast.AST, curve: set[str]) -> bool:
-    return any(isinstance(n, ast.Call) and _func_name(n) in _CHOOSERS and _names(n) & curve for n in ast.walk(expr))
+    return any(isinstance(n, ast.Call) and call_name(n) in _CHOOSERS and _names(n) & curve for n in ast.walk(expr))
 
 
 def body_statements(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -37,6 +37,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.reportedlines import split_findings
+from faultlib.detect.data.leakage.targets import node_name
 from faultlib.findings import Finding
 from faultlib.pyflow.walk import walk_once
 
@@ -47,18 +48,15 @@ _ROW_SPLITTERS = frozenset({"KFold", "StratifiedKFold", "ShuffleSplit", "Stratif
 _CV_CALLS = frozenset({"cross_val_score", "cross_validate", "cross_val_predict"})
 
 
-def _name(node: ast.expr) -> str:
-    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
-
-
 def _listing(node: ast.expr, listed: set[str]) -> bool:
     """``node`` is a listing of files (``sorted(glob.glob(...))``, ``tqdm(os.listdir(d))``, a list comprehension over
     one, a name bound to one)."""
-    while isinstance(node, ast.Call) and _name(node.func) in _WRAPPERS and node.args or isinstance(node, ast.ListComp):
+    while isinstance(node, ast.Call) and node_name(node.func) in _WRAPPERS and node.args or \
+            isinstance(node, ast.ListComp):
         node = node.generators[0].iter if isinstance(node, ast.ListComp) else node.args[0]  # [f for f in listdir(d)]
     if isinstance(node, ast.Name):
         return node.id in listed
-    return isinstance(node, ast.Call) and _name(node.func) in _LISTINGS
+    return isinstance(node, ast.Call) and node_name(node.func) in _LISTINGS
 
 
 def _field(value: ast.expr, derived: dict[str, tuple[str, int] | None]) -> tuple[str, int] | None:
@@ -90,7 +88,7 @@ def _recorded_only(tree: ast.AST, names: set[str]) -> bool:
     """Every read of ``names`` is an item of a tuple or list appended to a list."""
     appended: set[int] = set()
     for node in walk_once(tree):
-        if isinstance(node, ast.Call) and _name(node.func) == "append" and node.args and isinstance(
+        if isinstance(node, ast.Call) and node_name(node.func) == "append" and node.args and isinstance(
                 node.args[0], (ast.Tuple, ast.List)):
             appended.update(id(e) for e in node.args[0].elts)
     return all(id(n) in appended for n in walk_once(tree)
@@ -115,7 +113,7 @@ def _dropped(tree: ast.AST, position: int, width: int) -> bool:
 def _record_shape(tree: ast.AST, entity: str) -> tuple[int, int] | None:
     """``(position, width)`` of ``entity`` in the tuple a loop appends as each file's record."""
     for node in walk_once(tree):
-        if isinstance(node, ast.Call) and _name(node.func) == "append" and node.args and isinstance(
+        if isinstance(node, ast.Call) and node_name(node.func) == "append" and node.args and isinstance(
                 node.args[0], (ast.Tuple, ast.List)):
             elts = node.args[0].elts
             for i, e in enumerate(elts):
@@ -127,23 +125,23 @@ def _record_shape(tree: ast.AST, entity: str) -> tuple[int, int] | None:
 def grouped(tree: ast.AST) -> bool:
     """The program passes ``groups=`` or names a group splitter somewhere (a grouped evaluation)."""
     return any(isinstance(n, ast.keyword) and n.arg == "groups" or isinstance(n, (ast.Name, ast.Attribute)) and
-               _name(n) in vocab.GROUP_SPLITTERS for n in walk_once(tree))
+               node_name(n) in vocab.GROUP_SPLITTERS for n in walk_once(tree))
 
 
 def row_splits(tree: ast.AST) -> list[ast.Call]:
     """Every row-wise split of the program: ``train_test_split``, ``cross_val_*``, a row splitter's ``.split``."""
     splitters = {t.id for n in walk_once(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and
-                 _name(n.value.func) in _ROW_SPLITTERS for t in n.targets if isinstance(t, ast.Name)}
+                 node_name(n.value.func) in _ROW_SPLITTERS for t in n.targets if isinstance(t, ast.Name)}
     out = []
     for node in walk_once(tree):
         if not isinstance(node, ast.Call):
             continue
-        name = _name(node.func)
+        name = node_name(node.func)
         if name == "train_test_split" or name in _CV_CALLS:
             out.append(node)
         elif name == "split" and isinstance(node.func, ast.Attribute) and (
                 isinstance(node.func.value, ast.Name) and node.func.value.id in splitters or
-                isinstance(node.func.value, ast.Call) and _name(node.func.value.func) in _ROW_SPLITTERS):
+                isinstance(node.func.value, ast.Call) and node_name(node.func.value.func) in _ROW_SPLITTERS):
             out.append(node)
     return out
 
@@ -182,7 +180,7 @@ def file_loops(tree: ast.AST) -> list[ast.For]:
     listed = {t.id for n in walk_once(tree) if isinstance(n, ast.Assign) and _listing(n.value, set())
               for t in n.targets if isinstance(t, ast.Name)}
     walked = {e.id for n in walk_once(tree) if isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and
-              _name(n.iter.func) == "walk" and isinstance(n.target, ast.Tuple) and len(n.target.elts) == 3
+              node_name(n.iter.func) == "walk" and isinstance(n.target, ast.Tuple) and len(n.target.elts) == 3
               for e in n.target.elts[2:] if isinstance(e, ast.Name)}
     return [n for n in walk_once(tree) if isinstance(n, ast.For) and (
         _listing(n.iter, listed) or isinstance(n.iter, ast.Name) and n.iter.id in walked)]

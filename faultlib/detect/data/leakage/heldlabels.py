@@ -18,9 +18,8 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.curvecode import _func_name as _call_name
 from faultlib.detect.data.leakage.scoreloops import test_labels
-from faultlib.detect.data.leakage.targets import validation_named
+from faultlib.detect.data.leakage.targets import call_name, validation_named
 from faultlib.pyflow.walk import walk_once
 
 __all__ = ["fold_test_rows", "gathered_labels", "held_labels", "split_pair", "split_test_indices"]
@@ -37,10 +36,10 @@ def split_pair(loop: ast.AST) -> list[ast.expr] | None:
     if not isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)):
         return None
     source, target = loop.iter, loop.target
-    if isinstance(source, ast.Call) and _call_name(source) == "enumerate" and source.args and isinstance(
+    if isinstance(source, ast.Call) and call_name(source) == "enumerate" and source.args and isinstance(
             target, ast.Tuple) and len(target.elts) == 2:
         source, target = source.args[0], target.elts[1]
-    if isinstance(source, ast.Call) and _call_name(source) == "split" and isinstance(target, ast.Tuple) and len(
+    if isinstance(source, ast.Call) and call_name(source) == "split" and isinstance(target, ast.Tuple) and len(
             target.elts) == 2:
         return target.elts
     return None

@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.targets import call_name
 from faultlib.detect.data.leakage.unscored import METRICS
 from faultlib.pyflow.walk import walk_once
 
@@ -53,11 +54,6 @@ def _split_names(tree: ast.AST, line: int) -> tuple[list[str], list[str], int] |
                 ids = [n.id for n in names]  # type: ignore[attr-defined]
                 return ids[0::2], ids[1::2], node.end_lineno or line
     return None
-
-
-def _call_name(call: ast.Call) -> str | None:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
 def _mentions(node: ast.AST, names: set[str]) -> bool:
@@ -85,7 +81,7 @@ def held_out_only_trains(tree: ast.AST, line: int) -> bool:
             return False
         if not isinstance(node, ast.Call) or node.lineno <= end:
             continue
-        name = _call_name(node)
+        name = call_name(node)
         arguments = [*node.args, *(k.value for k in node.keywords)]
         if name is not None and (name in SCORING or name.endswith(_SUFFIXES)) and \
                 any(_mentions(a, held_out) for a in arguments):

@@ -50,7 +50,6 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage.curvecode import _CHOOSERS
-from faultlib.detect.data.leakage.curvecode import _func_name as _call_name
 from faultlib.detect.data.leakage.scoreloops import (
     fits_models,
     keeps_best,
@@ -58,6 +57,7 @@ from faultlib.detect.data.leakage.scoreloops import (
     names_in,
 )
 from faultlib.detect.data.leakage.heldlabels import gathered_labels, held_labels, split_test_indices
+from faultlib.detect.data.leakage.targets import call_name
 from faultlib.pyflow.walk import walk_once
 
 __all__ = ["handed_score_choices"]
@@ -101,10 +101,10 @@ def _chosen_after(fn: ast.AST, lists: set[str], after: int) -> bool:
     for n in ast.walk(fn):
         if not isinstance(n, ast.Call) or n.lineno <= after:
             continue
-        if _call_name(n) in _CHOOSERS and names_in(n) & lists:
+        if call_name(n) in _CHOOSERS and names_in(n) & lists:
             return True
         if isinstance(n.func, ast.Attribute) and n.func.attr == "index" and isinstance(n.func.value, ast.Name) and \
-                n.func.value.id in lists and any(isinstance(a, ast.Call) and _call_name(a) in ("max", "min")
+                n.func.value.id in lists and any(isinstance(a, ast.Call) and call_name(a) in ("max", "min")
                                                  for a in n.args):
             return True
     return False

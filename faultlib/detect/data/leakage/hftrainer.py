@@ -20,14 +20,11 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage.spread import spread_key
+from faultlib.detect.data.leakage.targets import node_name
 
 #: trainer classes with the ``Trainer`` signature (transformers ``Trainer``/``Seq2SeqTrainer``; trl's subclasses)
 TRAINERS = frozenset({"Trainer", "Seq2SeqTrainer", "SFTTrainer"})
 _BEST = "load_best_model_at_end"
-
-
-def _name(node: ast.expr) -> str:
-    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
 def _keyword(call: ast.Call, key: str, tree: ast.Module, bindings: dict[str, list[ast.expr]]) -> ast.expr | None:
@@ -49,13 +46,13 @@ def best_checkpoint(receiver: ast.expr, tree: ast.Module,
     """``(trainer call, eval_dataset expression, how)`` when ``receiver`` (of ``.train()``) is a ``Trainer`` that
     keeps its best checkpoint by ``eval_dataset``; else ``None``."""
     for call in _calls(receiver, bindings):
-        if _name(call.func) not in TRAINERS:
+        if node_name(call.func) not in TRAINERS:
             continue
         evaluated = _keyword(call, "eval_dataset", tree, bindings)
         if evaluated is None:
             continue
         callbacks = _keyword(call, "callbacks", tree, bindings)
-        if callbacks is not None and any(isinstance(n, ast.Call) and _name(n.func) == "EarlyStoppingCallback"
+        if callbacks is not None and any(isinstance(n, ast.Call) and node_name(n.func) == "EarlyStoppingCallback"
                                          for n in ast.walk(callbacks)):
             return call, evaluated, "EarlyStoppingCallback(...)"
         for arguments in _calls(_keyword(call, "args", tree, bindings) or (call.args[1] if len(call.args) > 1

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.rowcuts import cuts_rows
+from faultlib.detect.data.leakage.targets import call_name
 from faultlib.pyflow.walk import walk_once
 
 __all__ = ["Resubstitution", "resubstituted"]
@@ -59,15 +60,11 @@ class Resubstitution:
     table: str
 
 
-def _name(call: ast.Call) -> str | None:
-    return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
-
-
 def _loaded_models(tree: ast.AST) -> dict[str, int]:
     """Names bound to a model loaded from a file -> the line of the load."""
     out = {}
     for n in walk_once(tree):
-        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and _name(n.value) in _LOADS:
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and call_name(n.value) in _LOADS:
             for t in (t for t in n.targets if isinstance(t, ast.Name)):
                 out[t.id] = n.value.lineno
     return out
@@ -82,12 +79,12 @@ def _first_prediction(tree: ast.AST, models: dict[str, int]) -> tuple[int, int] 
 
 
 def _metric(tree: ast.AST) -> bool:
-    return any(isinstance(n, ast.Call) and (_name(n) in _REPORTS or (_name(n) or "").endswith(("_score", "_error")))
+    return any(isinstance(n, ast.Call) and (call_name(n) in _REPORTS or call_name(n).endswith(("_score", "_error")))
                for n in walk_once(tree))
 
 
 def _fits(tree: ast.AST) -> bool:
-    return any(isinstance(n, ast.Call) and _name(n) in ("fit", "fit_transform") for n in walk_once(tree))
+    return any(isinstance(n, ast.Call) and call_name(n) in ("fit", "fit_transform") for n in walk_once(tree))
 
 
 def _tables(accesses: list) -> set[str]:

@@ -52,6 +52,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.targets import call_name
 from faultlib.pyflow.walk import walk_once
 
 #: calls through which a program may write its global names without naming them
@@ -106,11 +107,6 @@ def _bound_names(tree: ast.Module) -> dict[str, int]:
                                                         ast.MatchMapping)):
                 add(name, 2)
     return counts
-
-
-def _call_name(node: ast.Call) -> str:
-    f = node.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
 
 
 def _dynamic(tree: ast.Module) -> bool:
@@ -221,14 +217,14 @@ def _flags_in(test: ast.expr, flags: dict[str, Flag]) -> list[Flag]:
 
 def _saves(body: list[ast.stmt]) -> bool:
     """Whether ``body`` saves data or opens a file."""
-    return any(isinstance(n, ast.Call) and (_call_name(n) == "open" or _call_name(n) in vocab.SAVES or _call_name(
+    return any(isinstance(n, ast.Call) and (call_name(n) == "open" or call_name(n) in vocab.SAVES or call_name(
         n).startswith(vocab.SAVE_PREFIXES)) for s in body for n in ast.walk(s))
 
 
 def _reads(body: list[ast.stmt]) -> bool:
     """Whether ``body`` reads data or an object from a file (:data:`~.vocab.FILE_READERS`, ``load_*``, ``open``)."""
-    return any(isinstance(n, ast.Call) and (_call_name(n) in vocab.FILE_READERS or _call_name(n) == "open" or
-                                            _call_name(n).startswith("load")) for s in body for n in ast.walk(s))
+    return any(isinstance(n, ast.Call) and (call_name(n) in vocab.FILE_READERS or call_name(n) == "open" or
+                                            call_name(n).startswith("load")) for s in body for n in ast.walk(s))
 
 
 def _in_functions(tree: ast.Module) -> set[int]:

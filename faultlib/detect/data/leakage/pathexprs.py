@@ -31,6 +31,7 @@ from typing import Callable
 
 from faultlib.detect.data.leakage.movedfiles import moved_by_hand
 from faultlib.detect.data.leakage.nonedefaults import set_when_none
+from faultlib.detect.data.leakage.targets import node_name
 from faultlib.pyflow.walk import children, walk_once
 
 #: the most characters a path may have (longer strings are text, not paths)
@@ -265,12 +266,6 @@ class PathEnv:
         return name if name in self.modules else None  # a session inlines config.py and blanks its import
 
 
-def _call_name(func: ast.expr) -> str:
-    if isinstance(func, ast.Name):
-        return func.id
-    return func.attr if isinstance(func, ast.Attribute) else ""
-
-
 def path_of(node: ast.expr | None, env: PathEnv, line: int, depth: int = 0) -> FilePath | None:  # noqa: C901
     """The file a path expression names (see the module docstring), or ``None`` when it cannot be known."""
     if node is None or depth > 12:
@@ -321,7 +316,7 @@ def path_of(node: ast.expr | None, env: PathEnv, line: int, depth: int = 0) -> F
         args = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
         return _formatted(node.left.value, [path_of(a, env, line, depth + 1) for a in args])
     if isinstance(node, ast.Call):
-        name = _call_name(node.func)
+        name = node_name(node.func)
         if name == "format" and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Constant) \
                 and isinstance(node.func.value.value, str) and not node.keywords:
             return _formatted(node.func.value.value, [path_of(a, env, line, depth + 1) for a in node.args])

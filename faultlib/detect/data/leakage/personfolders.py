@@ -31,6 +31,7 @@ import re
 from typing import Any
 
 from faultlib.detect.data.leakage.fileentities import derived_names, grouped, splits_of
+from faultlib.detect.data.leakage.targets import node_name
 from faultlib.detect.data.leakage.vocab import name_tokens
 from faultlib.pyflow.walk import walk_once
 
@@ -43,10 +44,6 @@ _PERSON_FOLDER = re.compile(r"(^|[/\\])(" + "|".join(sorted(_PERSON_WORDS)) + r"
 _PATH_CALLS = frozenset({"join", "Path", "joinpath", "PurePath"})
 
 
-def _name(node: ast.expr) -> str:
-    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
-
-
 def _names_person_folder(tree: ast.AST) -> bool:
     return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and _PERSON_FOLDER.search(n.value)
                for n in walk_once(tree))
@@ -54,7 +51,7 @@ def _names_person_folder(tree: ast.AST) -> bool:
 
 def _path_only(loop: ast.For, folder: str) -> bool:
     """Every read of ``folder`` in the walk's body is an argument of a path-building call."""
-    in_paths = {id(a) for n in ast.walk(loop) if isinstance(n, ast.Call) and _name(n.func) in _PATH_CALLS
+    in_paths = {id(a) for n in ast.walk(loop) if isinstance(n, ast.Call) and node_name(n.func) in _PATH_CALLS
                 for a in n.args}
     return all(id(n) in in_paths for stmt in loop.body for n in ast.walk(stmt)
                if isinstance(n, ast.Name) and n.id == folder and isinstance(n.ctx, ast.Load))
@@ -66,12 +63,12 @@ def _folder_part(node: ast.AST, paths: set[str]) -> bool:
     def reads_path(expr: ast.AST) -> bool:
         return any(isinstance(n, ast.Name) and n.id in paths for n in ast.walk(expr))
 
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) and _name(node.value.func) in (
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) and node_name(node.value.func) in (
             "split", "rsplit") and isinstance(node.value.func, ast.Attribute) and reads_path(node.value.func.value):
         last = isinstance(node.slice, ast.UnaryOp) and isinstance(node.slice.op, ast.USub) and isinstance(
             node.slice.operand, ast.Constant) and node.slice.operand.value == 1
         return not last
-    if isinstance(node, ast.Call) and _name(node.func) == "dirname":
+    if isinstance(node, ast.Call) and node_name(node.func) == "dirname":
         return any(reads_path(a) for a in node.args)
     return isinstance(node, ast.Attribute) and node.attr in ("parent", "parents", "parts") and reads_path(node.value)
 
@@ -80,7 +77,7 @@ def _folder_kept(loop: ast.For, folder: str) -> bool:
     """A path built from ``folder`` in the walk is taken apart again for its folder: the person is kept (the label
     of speaker identification, or a group)."""
     paths = {t.id for n in ast.walk(loop) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and
-             _name(n.value.func) in _PATH_CALLS and any(isinstance(a, ast.Name) and a.id == folder
+             node_name(n.value.func) in _PATH_CALLS and any(isinstance(a, ast.Name) and a.id == folder
                                                        for a in n.value.args)
              for t in n.targets if isinstance(t, ast.Name)}
     return bool(paths) and any(_folder_part(n, paths) for n in ast.walk(loop))
@@ -95,7 +92,7 @@ def _persons_compared(loop: ast.For) -> bool:
 
 
 def _appended(loop: ast.For) -> set[str]:
-    return {n.func.value.id for n in ast.walk(loop) if isinstance(n, ast.Call) and _name(n.func) == "append" and
+    return {n.func.value.id for n in ast.walk(loop) if isinstance(n, ast.Call) and node_name(n.func) == "append" and
             isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)}
 
 
@@ -105,7 +102,7 @@ def person_folder_splits(tree: ast.Module) -> list[tuple[int, str, int]]:
         return []
     out = []
     for loop in walk_once(tree):
-        if not (isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and _name(loop.iter.func) == "walk"
+        if not (isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and node_name(loop.iter.func) == "walk"
                 and isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 3 and
                 isinstance(loop.target.elts[0], ast.Name) and _path_only(loop, loop.target.elts[0].id)
                 and not _folder_kept(loop, loop.target.elts[0].id) and not _persons_compared(loop)):

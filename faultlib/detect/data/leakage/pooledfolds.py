@@ -32,18 +32,15 @@ import re
 from typing import Any
 
 from faultlib.detect.data.leakage.fileentities import grouped, row_splits
+from faultlib.detect.data.leakage.targets import node_name
 from faultlib.pyflow.walk import walk_once
 
 _FOLD = re.compile(r"^fold[_-]?\d+$", re.IGNORECASE)
 
 
-def _name(node: ast.expr) -> str:
-    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
-
-
 def _fold_list(value: ast.expr) -> bool:
     """A list/tuple literal of three or more fold names, maybe wrapped in ``np.array``/``list``."""
-    if isinstance(value, ast.Call) and _name(value.func) in ("array", "asarray", "list", "tuple") and value.args:
+    if isinstance(value, ast.Call) and node_name(value.func) in ("array", "asarray", "list", "tuple") and value.args:
         value = value.args[0]
     return isinstance(value, (ast.List, ast.Tuple)) and len(value.elts) >= 3 and all(
         isinstance(e, ast.Constant) and isinstance(e.value, str) and _FOLD.match(e.value) for e in value.elts)
@@ -62,7 +59,7 @@ def _rows_fold_held_out(node: ast.AST) -> bool:
     if isinstance(node, ast.Compare):
         return any(_fold_column(x) or isinstance(x, ast.Constant) and isinstance(x.value, str) and _FOLD.match(
             x.value) for x in [node.left, *node.comparators])
-    return isinstance(node, ast.Call) and _name(node.func) == "isin" and isinstance(node.func, ast.Attribute) and \
+    return isinstance(node, ast.Call) and node_name(node.func) == "isin" and isinstance(node.func, ast.Attribute) and \
         _fold_column(node.func.value)
 
 
@@ -78,7 +75,7 @@ def pooled_fold_splits(tree: ast.Module) -> list[tuple[int, int]]:
     """``(split line, line of the pooling loop)`` (see the module docstring)."""
     names = {t.id for n in walk_once(tree) if isinstance(n, ast.Assign) and _fold_list(n.value)
              for t in n.targets if isinstance(t, ast.Name)}
-    if not names or grouped(tree) or any(_name(n) == "PredefinedSplit" for n in walk_once(tree)
+    if not names or grouped(tree) or any(node_name(n) == "PredefinedSplit" for n in walk_once(tree)
                                          if isinstance(n, (ast.Name, ast.Attribute))):
         return []
     loops = [n for n in walk_once(tree) if isinstance(n, ast.For) and isinstance(n.iter, ast.Name) and

@@ -34,6 +34,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage.fileentities import derived_names, file_loops, grouped, splits_of
+from faultlib.detect.data.leakage.targets import node_name
 from faultlib.pyflow.walk import walk_once
 
 #: numpy calls that put the rows of their arguments under one another (numpy reference: ``vstack``, ``concatenate``
@@ -41,21 +42,17 @@ from faultlib.pyflow.walk import walk_once
 _STACKS = frozenset({"vstack", "concatenate", "append", "row_stack"})
 
 
-def _name(node: ast.expr) -> str:
-    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
-
-
 def _stacked(node: ast.AST) -> tuple[str, str] | None:
     """``(accumulator, per-file array)`` when ``node`` stacks the array's rows under the accumulator's."""
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
-            isinstance(node.value, ast.Call) and _name(node.value.func) in _STACKS and node.value.args:
+            isinstance(node.value, ast.Call) and node_name(node.value.func) in _STACKS and node.value.args:
         acc = node.targets[0].id
         first = node.value.args[0]
         pieces = list(first.elts) if isinstance(first, (ast.Tuple, ast.List)) else list(node.value.args[:2])
         names = [p.id for p in pieces if isinstance(p, ast.Name)]
         if len(pieces) == 2 and len(names) == 2 and names[0] == acc and names[1] != acc:
             return acc, names[1]
-    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and _name(node.value.func) == "extend" and \
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and node_name(node.value.func) == "extend" and \
             isinstance(node.value.func, ast.Attribute) and isinstance(node.value.func.value, ast.Name) and \
             len(node.value.args) == 1 and isinstance(node.value.args[0], ast.Name):
         return node.value.func.value.id, node.value.args[0].id
@@ -64,7 +61,7 @@ def _stacked(node: ast.AST) -> tuple[str, str] | None:
 
 def _appended(node: ast.AST) -> tuple[str, str] | None:
     """``(list, per-file array)`` of ``parts.append(F)``."""
-    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and _name(node.value.func) == "append" and \
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and node_name(node.value.func) == "append" and \
             isinstance(node.value.func, ast.Attribute) and isinstance(node.value.func.value, ast.Name) and \
             len(node.value.args) == 1 and isinstance(node.value.args[0], ast.Name):
         return node.value.func.value.id, node.value.args[0].id
@@ -76,7 +73,7 @@ def _stacked_lists(tree: ast.Module) -> dict[str, set[str]]:
     ``row_stack``; ``axis`` 0 or unsaid) of the program."""
     out: dict[str, set[str]] = {}
     for n in walk_once(tree):
-        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and _name(n.value.func) in (
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and node_name(n.value.func) in (
                 "vstack", "concatenate", "row_stack") and len(n.value.args) == 1 and isinstance(
                 n.value.args[0], ast.Name) and not any(k.arg == "axis" and not (
                 isinstance(k.value, ast.Constant) and k.value.value == 0) for k in n.value.keywords):
@@ -92,7 +89,7 @@ def _counts_rows(loop: ast.For, array: str) -> bool:
                 and isinstance(node.value.value, ast.Name) and node.value.value.id == array and \
                 isinstance(node.slice, ast.Constant) and node.slice.value == 0:
             return True
-        if isinstance(node, ast.Call) and _name(node.func) == "len" and len(node.args) == 1 and \
+        if isinstance(node, ast.Call) and node_name(node.func) == "len" and len(node.args) == 1 and \
                 isinstance(node.args[0], ast.Name) and node.args[0].id == array:
             return True
     return False

@@ -20,7 +20,9 @@ as its features was taken to hold rows out, silencing both rules in most trainin
   ``df.col.str.split("-")`` (Python ``str.split``, pandas ``Series.str.split``), and a slice of such a split's pieces;
 * a column slice: ``df.iloc[:, :-1]``, ``X[:, 1:]``, ``df.loc[:, 'a':'f']`` (the rows part is the whole ``:``:
   NumPy "Indexing on ndarrays", pandas "Selection by position");
-* a slice of the command line (``sys.argv[1:]``), of a string constant, or one only printed (``print(text[:80])``).
+* a slice of the command line (``sys.argv[1:]``), of a string constant, or one only printed (``print(text[:80])``);
+* a slice of a name that holds text (:mod:`.textnames`: ``name[:-4]`` of ``for name in os.listdir(d)``, a path
+  built with ``os.path.join``): a string's characters, no rows (issue 17 stop 55 review).
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ import ast
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.randommasks import drawn_fraction
+from faultlib.detect.data.leakage.targets import call_name
+from faultlib.detect.data.leakage.textnames import text_names
 from faultlib.pyflow.walk import tree_fact, walk_once
 
 __all__ = ["cuts_rows"]
@@ -39,10 +43,6 @@ _SPLITS = vocab.SPLIT_FUNCTIONS | vocab.SPLITTERS | {"random_split", "Subset", "
 _STRING_SPLITTERS = ("re", "os.path", "path", "str", "posixpath", "ntpath", "shlex")
 #: calls whose arguments are shown, not used as data
 _SHOWN = frozenset({"print", "display", "info", "debug", "warning", "write", "format", "log"})
-
-
-def _name(call: ast.Call) -> str | None:
-    return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
 
 
 def _string_split(call: ast.Call) -> bool:
@@ -66,7 +66,7 @@ def _sample_cuts(call: ast.Call) -> bool:
 
 
 def _call_cuts(call: ast.Call, kept: set[int]) -> bool:
-    name = _name(call)
+    name = call_name(call)
     if name in _SPLITS:
         return True
     if name == "split":
@@ -88,13 +88,14 @@ def _text(node: ast.expr) -> bool:
         node = node.value  # fname.split('.')[0]
     if isinstance(node, (ast.Constant, ast.JoinedStr)):
         return True
-    if isinstance(node, ast.Call) and _name(node) in ("split", "rsplit", "splitlines"):
-        return _name(node) != "split" or _string_split(node)
+    if isinstance(node, ast.Call) and call_name(node) in ("split", "rsplit", "splitlines"):
+        return call_name(node) != "split" or _string_split(node)
     return ast.unparse(node) in ("sys.argv", "argv")
 
 
-def _slice_cuts(sub: ast.Subscript) -> bool:
-    """A slice of rows, or a mask of them."""
+def _slice_cuts(sub: ast.Subscript, texts: frozenset[str]) -> bool:
+    """A slice of rows, or a mask of them; not a slice of a name that holds text (``texts``, :mod:`.textnames`:
+    ``name[:-4]`` of a file name drops its extension)."""
     rows = _rows_part(sub)
     if any(isinstance(n, ast.Compare) for n in ast.walk(rows)) or drawn_fraction(rows) is not None:
         return True
@@ -102,14 +103,14 @@ def _slice_cuts(sub: ast.Subscript) -> bool:
         return False  # a column slice (``[:, 1:]``), a key
     receiver = sub.value.value if isinstance(sub.value, ast.Attribute) and sub.value.attr in ("iloc", "loc") \
         else sub.value
-    return not _text(receiver)
+    return not (_text(receiver) or isinstance(receiver, ast.Name) and receiver.id in texts)
 
 
 def _shown(tree: ast.AST) -> set[int]:
     """The nodes inside the arguments of a print/log call (shown, not used)."""
     out: set[int] = set()
     for n in walk_once(tree):
-        if isinstance(n, ast.Call) and _name(n) in _SHOWN:
+        if isinstance(n, ast.Call) and call_name(n) in _SHOWN:
             for arg in [*n.args, *(k.value for k in n.keywords)]:
                 out.update(id(m) for m in ast.walk(arg))
     return out
@@ -129,13 +130,13 @@ def cuts_rows(tree: ast.AST) -> bool:
 
 
 def _cuts_rows(tree: ast.AST) -> bool:
-    shown, kept = _shown(tree), _kept(tree)
+    shown, kept, texts = _shown(tree), _kept(tree), text_names(tree)
     for n in walk_once(tree):
         if id(n) in shown:
             continue
         if isinstance(n, ast.Call) and _call_cuts(n, kept):
             return True
-        if isinstance(n, ast.Subscript) and _slice_cuts(n):
+        if isinstance(n, ast.Subscript) and _slice_cuts(n, texts):
             return True
         if isinstance(n, (ast.Compare, ast.Call)) and drawn_fraction(n) is not None:
             return True  # keep = np.random.rand(len(df)) < 0.8, used later as df[keep]

@@ -39,6 +39,7 @@ from typing import Any
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.foldbodies import enclosing_function
 from faultlib.detect.data.leakage.reportedlines import split_findings
+from faultlib.detect.data.leakage.targets import node_name
 from faultlib.findings import Finding
 from faultlib.pyflow.walk import walk_once
 
@@ -52,10 +53,6 @@ _UNIT = re.compile(r"(^|[_ ])(encounter|admission|hadm|visit|stay|icustay|episod
 _MODEL_USES = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "score", "evaluate"})
 #: a table of rows written to a file (a model or a parameter saved with ``joblib.dump`` holds no rows)
 _SAVES = frozenset({"to_csv", "to_parquet", "to_pickle", "to_feather", "to_excel"})
-
-
-def _name(node: ast.expr) -> str:
-    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
 
 
 def _entity(name: str) -> bool:
@@ -84,9 +81,9 @@ def _one_row_per_entity(tree: ast.AST) -> bool:
     """The program groups or deduplicates by an entity id, or splits by groups."""
     for node in walk_once(tree):
         if isinstance(node, ast.keyword) and node.arg == "groups" or \
-                isinstance(node, (ast.Name, ast.Attribute)) and _name(node) in vocab.GROUP_SPLITTERS:
+                isinstance(node, (ast.Name, ast.Attribute)) and node_name(node) in vocab.GROUP_SPLITTERS:
             return True
-        if isinstance(node, ast.Call) and _name(node.func) in ("groupby", "drop_duplicates") and any(
+        if isinstance(node, ast.Call) and node_name(node.func) in ("groupby", "drop_duplicates") and any(
                 isinstance(c, ast.Constant) and isinstance(c.value, str) and _entity(c.value)
                 for a in node.args + [k.value for k in node.keywords] for c in ast.walk(a)):
             return True
@@ -99,18 +96,18 @@ def _held_out_targets(node: ast.Assign, call: ast.Call) -> list[str]:
     target = node.targets[0] if len(node.targets) == 1 else None
     names = [e.id if isinstance(e, ast.Name) else "" for e in target.elts] \
         if isinstance(target, (ast.Tuple, ast.List)) else []
-    if _name(call.func) == "split":
+    if node_name(call.func) == "split":
         return [n for n in names[1:] if n]
     return [n for i, n in enumerate(names) if i % 2 == 1 and n]
 
 
 def _hold_out(call: ast.Call) -> bool:
     """``train_test_split(...)`` or ``np.split(df.sample(frac=1), ...)``."""
-    if _name(call.func) == "train_test_split":
+    if node_name(call.func) == "train_test_split":
         return True
-    return _name(call.func) == "split" and isinstance(call.func, ast.Attribute) and \
-        _name(call.func.value) in ("np", "numpy") and bool(call.args) and isinstance(call.args[0], ast.Call) and \
-        _name(call.args[0].func) == "sample"
+    return node_name(call.func) == "split" and isinstance(call.func, ast.Attribute) and \
+        node_name(call.func.value) in ("np", "numpy") and bool(call.args) and isinstance(call.args[0], ast.Call) and \
+        node_name(call.args[0].func) == "sample"
 
 
 def _target_names(target: ast.expr) -> set[str]:
@@ -168,7 +165,7 @@ def _used(tree: ast.AST, names: set[str], lines: range) -> bool:
     for node in walk_once(tree):
         if not isinstance(node, ast.Call) or node.lineno not in lines:
             continue
-        called = _name(node.func)
+        called = node_name(node.func)
         if called in _MODEL_USES and any(_reads(a, names) for a in node.args + [k.value for k in node.keywords]):
             return True
         if called in _SAVES and _reads(node.func, names):

@@ -33,17 +33,13 @@ import ast
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.peritem import per_item_reductions
 from faultlib.detect.data.leakage.samplehelpers import helper_reductions
+from faultlib.detect.data.leakage.targets import call_name
 from faultlib.pyflow.walk import walk_once
 
 #: reductions that sum a difference up (NumPy functions and array/pandas methods of these names)
 _REDUCTIONS = vocab.STATISTICS | {"sum", "nansum", "prod", "count_nonzero", "ptp", "argmax", "argmin"}
 #: modules whose reductions take the data as their first argument
 _MODULES = frozenset({"np", "numpy", "torch", "scipy", "stats"})
-
-
-def _name(call: ast.Call) -> str:
-    f = call.func
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
 def _operand(call: ast.Call) -> ast.expr | None:
@@ -63,7 +59,7 @@ def _reduced_nodes(tree: ast.Module) -> set[int]:
     """Ids of every node inside the operand of a reduction call."""
     out: set[int] = set()
     for n in walk_once(tree):
-        if isinstance(n, ast.Call) and _name(n) in _REDUCTIONS:
+        if isinstance(n, ast.Call) and call_name(n) in _REDUCTIONS:
             operand = _operand(n)
             if operand is not None:
                 out |= {id(c) for c in ast.walk(operand)}
@@ -101,7 +97,7 @@ def _summed_names(scope: ast.AST, reduced: set[int]) -> dict[str, ast.Call]:
     for name, values in bound.items():
         value = values[0] if len(values) == 1 else None
         used = reads.get(name, [])
-        if isinstance(value, ast.Call) and _name(value) in vocab.TEMPORAL and used and all(
+        if isinstance(value, ast.Call) and call_name(value) in vocab.TEMPORAL and used and all(
                 id(r) in reduced for r in used):
             out[name] = value
     return out
@@ -109,7 +105,7 @@ def _summed_names(scope: ast.AST, reduced: set[int]) -> dict[str, ast.Call]:
 
 def within_sample_temporal(tree: ast.Module) -> frozenset[int]:
     """Ids of the time-ordered calls of one sample that are summed up in place (see the module docstring)."""
-    candidates = [n for n in walk_once(tree) if isinstance(n, ast.Call) and _name(n) in vocab.TEMPORAL]
+    candidates = [n for n in walk_once(tree) if isinstance(n, ast.Call) and call_name(n) in vocab.TEMPORAL]
     if not candidates:
         return frozenset()
     one_sample = per_item_reductions(tree) | helper_reductions(tree)

@@ -15,7 +15,8 @@ The reported ``best`` is the maximum of many test scores, so it is optimistic (A
 Yang, Brower-Sinning, Lewis, Kästner, ASE 2022; Cawley & Talbot, JMLR 11, 2010). :func:`score_choices` finds,
 syntactically, a call inside one or more nested ``for`` loops that
 
-* takes labels named for testing (``y_test``, ``y_te``, ``test_y``; never a name for validation) and a value
+* takes labels named for testing (``y_test``, ``y_te``, ``test_y``, or the target column's own name with a test
+  word: ``Survived_test`` when the script's label is ``df["Survived"]``; never a name for validation) and a value
   computed in the loop (``blend`` above; from the loop variables or from a random draw per iteration), and
 * whose result is compared in an ``if`` of the loop whose branch keeps something (``best = auc``), or fed to
   ``max``/``min`` with the running best.
@@ -27,8 +28,10 @@ does a loop that fits models (those candidates are :mod:`.choices`'s).
 from __future__ import annotations
 
 import ast
+import re
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.targets import target_columns
 from faultlib.pyflow.walk import walk_once
 
 _LABEL_TOKENS = frozenset({"y", "label", "labels", "target", "targets", "truth"})
@@ -39,8 +42,10 @@ def _names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def _test_labels(node: ast.expr) -> bool:
-    """``y_test``, ``y_te``, ``test_y``, ``y_test.values``: a name for the test part's labels."""
+def _test_labels(node: ast.expr, columns: frozenset[str] = frozenset()) -> bool:
+    """``y_test``, ``y_te``, ``test_y``, ``y_test.values``: a name for the test part's labels; with ``columns`` (the
+    script's target columns, :func:`_target_keys`), also the test part of the target named by its column:
+    ``Survived_test`` where the script's label is ``df["Survived"]``."""
     while isinstance(node, (ast.Subscript, ast.Attribute)):
         node = node.value
     if not isinstance(node, ast.Name) or not vocab.looks_like_test(node.id):
@@ -48,7 +53,18 @@ def _test_labels(node: ast.expr) -> bool:
     tokens = [t.lower() for t in vocab.name_tokens(node.id)]
     if any(t in _VALIDATION_TOKENS or t[:1] in "xy" and t[1:] in _VALIDATION_TOKENS for t in tokens):
         return False
-    return any(t in _LABEL_TOKENS or t[:1] == "y" and t[1:] in ("test", "te", "tst", "holdout") for t in tokens)
+    if any(t in _LABEL_TOKENS or t[:1] == "y" and t[1:] in ("test", "te", "tst", "holdout") for t in tokens):
+        return True
+    return "".join(t for t in tokens if not vocab.looks_like_test(t)) in columns
+
+
+def _target_keys(tree: ast.AST) -> frozenset[str]:
+    """The script's target columns (:func:`~.targets.target_columns`: ``y = df["Survived"]``, ``df.pop("price")``),
+    lower-cased without separators, three characters or more (a one-letter column would match any ``x_test``)."""
+    if not isinstance(tree, ast.Module):
+        return frozenset()
+    keys = {re.sub(r"[^0-9a-z]", "", c.lower()) for c in target_columns(tree)[0] if isinstance(c, str)}
+    return frozenset(k for k in keys if len(k) >= 3)
 
 
 def loops_around(tree: ast.AST) -> dict[int, list[ast.For]]:
@@ -94,13 +110,14 @@ def score_choices(tree: ast.AST) -> list[tuple[int, int, int]]:
     """``(scoring call line, first line, last line of the outermost loop)`` of such loops (see the module
     docstring), in order."""
     around = loops_around(tree)
+    columns = _target_keys(tree)
     found: list[tuple[int, int, int]] = []
     for stmt in (n for n in walk_once(tree) if isinstance(n, ast.Assign) and id(n) in around):
         call = stmt.value
         if not (isinstance(call, ast.Call) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
             continue
         args = list(call.args)
-        if len(args) < 2 or not any(_test_labels(a) for a in args[:2]):
+        if len(args) < 2 or not any(_test_labels(a, columns) for a in args[:2]):
             continue
         loops = around[id(stmt)]
         if _fits_models(loops[0]):
@@ -108,7 +125,7 @@ def score_choices(tree: ast.AST) -> list[tuple[int, int, int]]:
         derived = set().union(*(_names(lp.target) for lp in loops))
         for s in (n for n in ast.walk(loops[0]) if isinstance(n, ast.Assign) and n.lineno < stmt.lineno):
             derived |= {t.id for t in s.targets if isinstance(t, ast.Name)}  # computed anew for each candidate
-        if not any(_names(a) & derived for a in args[:2] if not _test_labels(a)):
+        if not any(_names(a) & derived for a in args[:2] if not _test_labels(a, columns)):
             continue
         if _keeps(loops[-1], stmt.targets[0].id):
             found.append((stmt.lineno, loops[0].lineno, loops[0].end_lineno or loops[0].lineno))

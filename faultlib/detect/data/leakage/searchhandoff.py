@@ -39,9 +39,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from faultlib.detect.data.leakage.modelfiles import _name
 from faultlib.detect.data.leakage.rescored import RESCORES
 from faultlib.detect.data.leakage.rowcuts import cuts_rows
+from faultlib.detect.data.leakage.targets import call_name
 from faultlib.pyflow.walk import walk_once
 
 __all__ = ["searched_then_rescored"]
@@ -78,14 +78,15 @@ def _grid_keys(expr: ast.expr | None, bound: dict[str, ast.expr]) -> frozenset[s
 def _search(tree: ast.AST) -> tuple[int, str, frozenset[str], str] | None:
     """``(line of the fit, searched class, grid keys, loader of the searched data)`` of the script's search."""
     bound = _bound_calls(tree)
-    searches = {name: call for name, call in bound.items() if isinstance(call, ast.Call) and _name(call) in _SEARCHES}
+    searches = {name: call for name, call in bound.items()
+                if isinstance(call, ast.Call) and call_name(call) in _SEARCHES}
     for n in walk_once(tree):
         if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "fit"
                 and isinstance(n.func.value, ast.Name) and n.func.value.id in searches and n.args):
             continue
         call = searches[n.func.value.id]
         first = call.args[0] if call.args else None
-        searched = _name(first) if isinstance(first, ast.Call) else getattr(first, "id", None)
+        searched = call_name(first) if isinstance(first, ast.Call) else getattr(first, "id", None)
         grid = call.args[1] if len(call.args) > 1 else next(
             (k.value for k in call.keywords if k.arg in ("param_grid", "param_distributions")), None)
         keys, loader = _grid_keys(grid, bound), _loader(n.args[0], bound)
@@ -96,7 +97,7 @@ def _search(tree: ast.AST) -> tuple[int, str, frozenset[str], str] | None:
 
 def _typed_in(tree: ast.AST, searched: str, keys: frozenset[str]) -> bool:
     """The script builds ``searched(k=<constant>)`` for a varied hyperparameter ``k``."""
-    return any(isinstance(n, ast.Call) and _name(n) == searched and any(
+    return any(isinstance(n, ast.Call) and call_name(n) == searched and any(
         k.arg in keys and isinstance(k.value, (ast.Constant, ast.UnaryOp)) for k in n.keywords)
         for n in walk_once(tree))
 
@@ -106,7 +107,7 @@ def _handed_names(tree: ast.AST, verbs: tuple[str, ...]) -> set[str]:
     bound to such a string: ``name = 'svd'; store_algo(name, ...)``)."""
     bound = _bound_calls(tree)
     args = [bound.get(a.id, a) if isinstance(a, ast.Name) else a for n in walk_once(tree)
-            if isinstance(n, ast.Call) and any(v in (_name(n) or "").lower() for v in verbs) for a in n.args]
+            if isinstance(n, ast.Call) and any(v in call_name(n).lower() for v in verbs) for a in n.args]
     return {a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
 
 
@@ -129,11 +130,11 @@ def _rescores(tree: ast.AST, loader: str, functions: dict[str, ast.FunctionDef])
     for n in walk_once(tree):
         if not isinstance(n, ast.Call) or not any(_loader(a, bound) == loader for a in n.args):
             continue
-        name = _name(n)
+        name = call_name(n)
         if name in RESCORES:
             return True
         body = functions.get(name or "")
-        if body is not None and any(isinstance(c, ast.Call) and _name(c) in RESCORES for c in walk_once(body)):
+        if body is not None and any(isinstance(c, ast.Call) and call_name(c) in RESCORES for c in walk_once(body)):
             return True
     return False
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.targets import node_name
 from faultlib.pyflow.walk import walk_once
 
 #: the methods whose value is a model's guesses (scikit-learn glossary, "predict", "predict_proba", "decision_function")
@@ -32,10 +33,6 @@ SHOWN_THROUGH = frozenset({"round", "around", "list", "tolist", "str", "repr", "
 AT_USE = frozenset({"fit_before_split", "trained_on_test", "fit_on_test"})
 
 
-def _name(func: ast.expr) -> str | None:
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-
-
 def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
     return {child: node for node in walk_once(tree) for child in ast.iter_child_nodes(node)}
 
@@ -45,7 +42,7 @@ def _outer(node: ast.AST, up: dict[ast.AST, ast.AST]) -> ast.AST:
     ``node.tolist()``."""
     while True:
         parent = up.get(node)
-        if isinstance(parent, ast.Call) and node in parent.args and _name(parent.func) in SHOWN_THROUGH:
+        if isinstance(parent, ast.Call) and node in parent.args and node_name(parent.func) in SHOWN_THROUGH:
             node = parent
         elif isinstance(parent, ast.Attribute) and parent.attr in SHOWN_THROUGH and isinstance(up.get(parent), ast.Call):
             node = up[parent]  # guesses.tolist()
@@ -61,7 +58,7 @@ def _shown(node: ast.AST, up: dict[ast.AST, ast.AST], displayed: frozenset[int])
     parent = up.get(node)
     if isinstance(parent, ast.Expr):
         return id(parent) in displayed
-    return isinstance(parent, ast.Call) and node in parent.args and _name(parent.func) in SHOWN_BY and isinstance(
+    return isinstance(parent, ast.Call) and node in parent.args and node_name(parent.func) in SHOWN_BY and isinstance(
         up.get(parent), ast.Expr)
 
 
@@ -85,7 +82,7 @@ def displayed_values(tree: ast.Module, cells: list[tuple[int, int, int]] | None)
 
 
 def _prints_only(loop: ast.For) -> bool:
-    return all(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and _name(s.value.func) in SHOWN_BY
+    return all(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and node_name(s.value.func) in SHOWN_BY
                for s in loop.body) and not loop.orelse
 
 

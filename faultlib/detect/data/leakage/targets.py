@@ -27,10 +27,15 @@ _ACCESSORS = frozenset({"iloc", "loc", "at", "iat", "values", "T", "index", "col
                         "astype", "fillna", "append", "unique", "tolist", "to_numpy", "ravel", "reshape", "copy"})
 
 
+def node_name(node: ast.expr | None) -> str:
+    """``a.b`` -> ``b``, ``a`` -> ``a``; ``""`` for any other expression (a call, a subscript, a constant). The one
+    way the rules read the last name of a callee or an attribute chain."""
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
 def call_name(node: ast.Call) -> str:
     """``a.b.fit(...)`` -> ``fit``, ``fit(...)`` -> ``fit``; ``""`` for any other callee."""
-    f = node.func
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return node_name(node.func)
 
 
 def label_like(name: str | None) -> bool:

@@ -30,14 +30,13 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage import vocab
-from faultlib.detect.data.leakage.targets import validation_named
+from faultlib.detect.data.leakage.targets import call_name, validation_named
 from faultlib.detect.data.leakage.curvecode import (
     _CHOOSERS,
     _METRIC_SUFFIXES,
     CURVES,
     _names,
 )
-from faultlib.detect.data.leakage.curvecode import _func_name as _call_name
 from faultlib.detect.data.leakage.curvecode import _statements as _own
 from faultlib.pyflow.walk import walk_once
 
@@ -52,7 +51,7 @@ def _returned_threshold(func: ast.FunctionDef) -> tuple[int, int | None] | None:
     chosen: set[str] = set()
     for s in _own(func):
         value = s.value if isinstance(s, (ast.Assign, ast.Return)) else None
-        if isinstance(s, ast.Assign) and isinstance(value, ast.Call) and _call_name(value) in CURVES and \
+        if isinstance(s, ast.Assign) and isinstance(value, ast.Call) and call_name(value) in CURVES and \
                 value.args and isinstance(value.args[0], ast.Name) and value.args[0].id in params and \
                 len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple) and s.targets[0].elts and \
                 isinstance(s.targets[0].elts[-1], ast.Name):
@@ -64,7 +63,7 @@ def _returned_threshold(func: ast.FunctionDef) -> tuple[int, int | None] | None:
             continue
         if isinstance(s, ast.Assign):
             targets = {t.id for t in s.targets if isinstance(t, ast.Name)}
-            if any(isinstance(n, ast.Call) and _call_name(n) in _CHOOSERS and _names(n) & curve
+            if any(isinstance(n, ast.Call) and call_name(n) in _CHOOSERS and _names(n) & curve
                    for n in ast.walk(value)):
                 chosen |= targets
             elif _names(value) & curve:
@@ -81,7 +80,7 @@ def _returned_threshold(func: ast.FunctionDef) -> tuple[int, int | None] | None:
 def _scoring_functions(tree: ast.Module) -> set[str]:
     """Functions of the program whose body calls a metric (``eval_binary`` printing ``f1_score(...)``)."""
     return {n.name for n in walk_once(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-        isinstance(c, ast.Call) and _call_name(c).endswith(_METRIC_SUFFIXES) for c in ast.walk(n))}
+        isinstance(c, ast.Call) and call_name(c).endswith(_METRIC_SUFFIXES) for c in ast.walk(n))}
 
 
 def _scopes(tree: ast.Module) -> list[ast.AST]:
@@ -101,7 +100,7 @@ def helper_threshold_calls(tree: ast.Module) -> list[tuple[int, str, str]]:
         for k, s in enumerate(statements):
             if not (isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) and len(s.targets) == 1):
                 continue
-            name = _call_name(s.value)
+            name = call_name(s.value)
             if name not in helpers:
                 continue
             labels_at, item = helpers[name]
@@ -134,7 +133,7 @@ def _applied_and_scored(after: list[ast.stmt], kept: str, labels: str, scoring: 
             if _names(s.value) & ({kept} | applied):
                 applied |= targets
         for n in ast.walk(s):
-            if isinstance(n, ast.Call) and (_call_name(n).endswith(_METRIC_SUFFIXES) or _call_name(n) in scoring) \
+            if isinstance(n, ast.Call) and (call_name(n).endswith(_METRIC_SUFFIXES) or call_name(n) in scoring) \
                     and any(ast.unparse(a) == labels for a in n.args) and any(
                         _names(a) & (applied | {kept}) for a in [*n.args, *(k.value for k in n.keywords)]):
                 return True
