@@ -41,8 +41,9 @@ import re
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.evalsets import DATA_CONTAINERS
+from faultlib.detect.data.leakage.linescopes import LineScopes
 from faultlib.detect.data.leakage.targets import call_name
-from faultlib.pyflow.walk import walk_once
+from faultlib.pyflow.walk import walk, walk_once
 
 #: calls that only hold rows for a trainer (the booster's data holders; torch/numpy wrappers): their rows are the
 #: rows of their data and label arguments
@@ -76,25 +77,52 @@ def _metric(node: ast.Call) -> bool:
     return name.endswith(_METRIC_SUFFIXES) or bool(_METRIC_WORDS.search(name))
 
 
-def _error_term(node: ast.expr) -> bool:
-    """``(p - y) ** 2`` or ``abs(p - y)``/``np.abs(p - y)`` somewhere in ``node``: a squared or absolute error."""
+def _one_array(diff: ast.BinOp, modules: frozenset[str]) -> bool:
+    """Both sides of ``diff`` read the same one array and no column of it: ``data[:, None] - data[None, :]`` (the
+    pairwise differences of its rows, a distance matrix), ``x - x.mean()`` (deviations from its own mean, a
+    spread). An error compares two things, the predictions with the truth (``pred - y``, ``df.pred - df.y``,
+    ``df['pred'] - df['y']``); a difference of one array with itself is a statistic of it, no score."""
+    sides: list[set[str]] = []
+    for side in (diff.left, diff.right):
+        nodes = walk(side)
+        methods = {id(n.func) for n in nodes if isinstance(n, ast.Call)}  # x.mean(): the method of x, no column
+        for n in nodes:
+            if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
+                return False  # df['pred']: a column
+            if isinstance(n, ast.Attribute) and id(n) not in methods and \
+                    isinstance(n.value, ast.Name) and n.value.id not in modules:
+                return False  # df.pred: a column (np.newaxis is the module's)
+        sides.append({n.id for n in nodes if isinstance(n, ast.Name) and n.id not in modules})
+    return bool(sides[0]) and sides[0] == sides[1]
+
+
+def _error_term(node: ast.expr, modules: frozenset[str]) -> bool:
+    """``(p - y) ** 2`` or ``abs(p - y)``/``np.abs(p - y)`` somewhere in ``node``: a squared or absolute error
+    (not of one array with itself: :func:`_one_array`)."""
     for n in ast.walk(node):
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and isinstance(n.left, ast.BinOp) and \
-                isinstance(n.left.op, ast.Sub):
+                isinstance(n.left.op, ast.Sub) and not _one_array(n.left, modules):
             return True
         if isinstance(n, ast.Call) and call_name(n) in ("abs", "fabs", "absolute") and n.args and \
-                isinstance(n.args[0], ast.BinOp) and isinstance(n.args[0].op, ast.Sub):
+                isinstance(n.args[0], ast.BinOp) and isinstance(n.args[0].op, ast.Sub) and \
+                not _one_array(n.args[0], modules):
             return True
     return False
 
 
-def _handwritten_error(node: ast.Call) -> list[ast.expr] | None:
+def _handwritten_error(node: ast.Call, modules: frozenset[str]) -> list[ast.expr] | None:
     """The operands of a mean or sum of errors written by hand (``np.sqrt(np.mean((pred - y_test) ** 2))``,
-    ``np.abs(pred - y).mean()``: the RMSE and MAE by their formulas), else ``None``."""
+    ``np.abs(pred - y).mean()``: the RMSE and MAE by their formulas), else ``None``; ``modules``: the names the
+    module imports (``np`` of ``np.mean`` reads no rows)."""
     if call_name(node) not in ("mean", "nanmean", "average", "sum"):
         return None
     operands = [*node.args, *([node.func.value] if isinstance(node.func, ast.Attribute) else [])]
-    return operands if any(_error_term(o) for o in operands) else None
+    return operands if any(_error_term(o, modules) for o in operands) else None
+
+
+def _imported(tree: ast.Module) -> frozenset[str]:
+    return frozenset((a.asname or a.name).split(".")[0] for n in walk_once(tree)
+                     if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names)
 
 
 def _pairs(node: ast.Assign | ast.AugAssign | ast.AnnAssign) -> list[tuple[ast.expr, ast.expr]]:
@@ -130,6 +158,8 @@ class StopScores:
         self._stmt: dict[int, int] = {}  # id(assigned value) -> the line of its assignment statement
         self._events: list[tuple[ast.AST, list[ast.expr]]] = []  # a scoring node and the expressions it scores
         self._functions: list[ast.AST] = []
+        self._scopes = LineScopes(tree)
+        modules = _imported(tree)
         for node in walk_once(tree):
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target, value in _pairs(node):
@@ -141,8 +171,8 @@ class StopScores:
                         self._stmt[id(value)] = node.lineno
             elif isinstance(node, ast.Call) and _metric(node):
                 self._events.append((node, [*node.args, *(k.value for k in node.keywords)]))
-            elif isinstance(node, ast.Call) and _handwritten_error(node):
-                self._events.append((node, _handwritten_error(node) or []))
+            elif isinstance(node, ast.Call) and _handwritten_error(node, modules):
+                self._events.append((node, _handwritten_error(node, modules) or []))
             elif isinstance(node, ast.Attribute) and node.attr in _BEST_SCORE:
                 self._events.append((node, []))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -176,14 +206,16 @@ class StopScores:
         """What ``name`` holds at ``line``: its last assignment before it and the writes into it since
         (``oof = np.zeros(n)``, then ``oof[va] = model.predict(X[va])``); every assignment when none comes before
         (a function defined above the code that binds the name). An assignment on ``line`` itself is not yet done
-        there: ``out = out.rename(...)`` reads the ``out`` bound before it."""
-        binds = self._binds.get(name, [])
+        there: ``out = out.rename(...)`` reads the ``out`` bound before it. Only the assignments ``line``'s scope sees
+        count (:mod:`.linescopes`): a function's parameter holds its caller's rows, not a module variable's of the
+        same name, so with no assignment of its own before ``line`` it holds nothing this reader knows."""
+        binds, parameter = self._scopes.visible(name, line, self._binds.get(name, []))
         held: list[ast.expr] = []
         for at, into, value in binds:
             if at >= line:
                 break
             held = [*held, value] if into else [value]
-        return held or [value for _, _, value in binds]
+        return held if held or parameter else [value for _, _, value in binds]
 
     # --- the rows an expression reads -------------------------------------------------------------------------
     def _rows(self, node: ast.AST, depth: int, line: int) -> set[str]:

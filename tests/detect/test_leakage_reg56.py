@@ -1,0 +1,116 @@
+"""The static leakage analysis on the regressions and known false alarms of stop 55 (issue 17), in both directions:
+
+* early stopping on a fold whose score is the reported one stays found when a metric function's own parameter
+  shares its name with another function's prediction of the test rows (``predictions``): a name inside a function
+  is that function's (stopscores.py through linescopes.py), not the module's;
+* ... and when the script also computes the pairwise distances of a table's columns or the spread of one array
+  (``np.sum((a[:, None] - a[None, :]) ** 2)``): a difference of one array with itself is no error score of another
+  held-out part (stopscores.py); an error of predictions against a test part's labels still is.
+
+Every example is a small script written for this test (no public code)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.detect.leakage_source import dedented_alarms as _alarms
+from tests.detect.leakage_source import line_of as _line
+
+# ---------------------------------------------------------------- a metric's parameter named as a test prediction
+
+_METRIC_PARAMETER = """\
+    import lightgbm as lgb
+    import numpy as np
+    import pandas as pd
+    from sklearn.metrics import f1_score
+    from sklearn.model_selection import StratifiedKFold
+
+    homes = pd.read_csv("homes.csv")
+    unseen = pd.read_csv("unseen.csv")
+
+
+    def submit(model, test):
+        predictions = model.predict(test)
+        pd.DataFrame({"label": predictions}).to_csv("submission.csv", index=False)
+
+
+    def macro_f1(labels, predictions):
+        predictions = predictions.reshape(3, -1).argmax(axis=0)
+        return "macro_f1", f1_score(labels, predictions, average="macro"), True
+
+
+    X, y = homes.drop(columns="label").values, homes.label.values
+    scores = []
+    model = lgb.LGBMClassifier(n_estimators=5000)
+    for tr, va in StratifiedKFold(5, shuffle=True).split(X, y):
+        model.fit(X[tr], y[tr], early_stopping_rounds=100, eval_metric=macro_f1,
+                  eval_set=[(X[tr], y[tr]), (X[va], y[va])], eval_names=["train", "valid"])
+        scores.append(model.best_score_["valid"]["macro_f1"])
+    print(np.mean(scores))
+    submit(model, unseen.values)
+"""
+
+
+def test_fold_stopping_beside_a_metric_whose_parameter_shares_a_test_predictions_name_is_found(
+        tmp_path: Path) -> None:
+    assert ("tuned_on_test", _line(_METRIC_PARAMETER, "model.fit(")) in _alarms(tmp_path, _METRIC_PARAMETER)
+
+
+def test_fold_stopping_then_a_test_part_scored_in_a_function_is_silent(tmp_path: Path) -> None:
+    text = _METRIC_PARAMETER.replace("""\
+    unseen = pd.read_csv("unseen.csv")
+""", """\
+    homes, holdout = homes.iloc[:800], homes.iloc[800:]
+""").replace("""\
+        predictions = model.predict(test)
+        pd.DataFrame({"label": predictions}).to_csv("submission.csv", index=False)
+""", """\
+        predictions = model.predict(test.drop(columns="label").values)
+        print(f1_score(test.label.values, predictions, average="macro"))
+""").replace("submit(model, unseen.values)", "submit(model, holdout)")
+    assert not {a for a in _alarms(tmp_path, text) if a[0] == "tuned_on_test"}
+
+
+# ---------------------------------------------------------------- one array's differences with itself
+
+_ONE_ARRAY = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.metrics import log_loss
+    from sklearn.model_selection import StratifiedKFold
+    from xgboost import XGBClassifier
+
+    visits = pd.read_csv("visits.csv")
+    extra_test = pd.read_csv("extra_test.csv")
+    table = pd.concat([visits, extra_test])
+    columns = table.drop(columns="label").values.T
+    SUMMARY
+    X, y = table.drop(columns="label").values, table.label.values
+    losses = []
+    for tr, va in StratifiedKFold(5, shuffle=True).split(X, y):
+        clf = XGBClassifier(n_estimators=2000)
+        clf.fit(X[tr], y[tr], eval_set=[(X[va], y[va])], early_stopping_rounds=50, verbose=False)
+        losses.append(log_loss(y[va], clf.predict_proba(X[va])))
+    print(np.mean(losses))
+"""
+
+
+@pytest.mark.parametrize("summary", [
+    "print(np.sqrt(np.sum((columns[:, np.newaxis, :] - columns[np.newaxis, :, :]) ** 2, axis=-1)).max())",
+    "print(np.mean((columns - columns.mean()) ** 2))",
+    "print(np.abs(columns - np.median(columns)).mean())",
+])
+def test_fold_stopping_beside_one_arrays_distances_or_spread_is_found(tmp_path: Path, summary: str) -> None:
+    text = _ONE_ARRAY.replace("SUMMARY", summary)
+    assert ("tuned_on_test", _line(text, "clf.fit(")) in _alarms(tmp_path, text)
+
+
+@pytest.mark.parametrize("error", [
+    "np.mean((clf.predict(extra_test.drop(columns='label').values) - extra_test.label.values) ** 2)",
+    "np.abs(extra_test['guess'] - extra_test['label']).mean()",
+])
+def test_fold_stopping_then_an_error_on_the_test_part_written_by_hand_is_silent(tmp_path: Path, error: str) -> None:
+    text = _ONE_ARRAY.replace("SUMMARY", "") + f"    print({error})\n"
+    assert not {a for a in _alarms(tmp_path, text) if a[0] == "tuned_on_test"}
