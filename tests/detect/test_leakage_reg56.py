@@ -5,7 +5,11 @@
   is that function's (stopscores.py through linescopes.py), not the module's;
 * ... and when the script also computes the pairwise distances of a table's columns or the spread of one array
   (``np.sum((a[:, None] - a[None, :]) ** 2)``): a difference of one array with itself is no error score of another
-  held-out part (stopscores.py); an error of predictions against a test part's labels still is.
+  held-out part (stopscores.py); an error of predictions against a test part's labels still is;
+* a statistic per customer (an entity whose rows go on week after week) over every week, saved by a feature script
+  and merged by a model script that holds out the last week, is a fit before that split (samples.py: no sample the
+  split keeps whole; design.py keeps it as a quiet fit of the rows written, handed on to the reader); in one script
+  too; a statistic per session (an episode within one week), or customers held out whole, stay silent.
 
 Every example is a small script written for this test (no public code)."""
 
@@ -15,8 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.findings import Severity
 from tests.detect.leakage_source import dedented_alarms as _alarms
 from tests.detect.leakage_source import line_of as _line
+from tests.detect.test_leakage_handed_on import write as _write
 
 # ---------------------------------------------------------------- a metric's parameter named as a test prediction
 
@@ -114,3 +121,83 @@ def test_fold_stopping_beside_one_arrays_distances_or_spread_is_found(tmp_path: 
 def test_fold_stopping_then_an_error_on_the_test_part_written_by_hand_is_silent(tmp_path: Path, error: str) -> None:
     text = _ONE_ARRAY.replace("SUMMARY", "") + f"    print({error})\n"
     assert not {a for a in _alarms(tmp_path, text) if a[0] == "tuned_on_test"}
+
+
+# ---------------------------------------------------------------- a customer's rows of every week, the last held out
+
+_PER_UNIT = """\
+    import pandas as pd
+
+    orders = pd.read_csv('/srv/shop/raw/orders.csv')
+    per_unit = orders.groupby('KEY', as_index=False).agg(mean_spend=('price', 'mean'), n_lines=('price', 'size'))
+    per_unit.to_parquet('/srv/shop/raw/unit_features.parquet')
+"""
+
+_WEEK_MODEL = """\
+    import pandas as pd
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    orders = pd.read_csv('/srv/shop/raw/orders.csv')
+    extra = pd.read_parquet('/srv/shop/raw/unit_features.parquet')
+    rows = orders.merge(extra, on='KEY', how='left')
+    last = rows.week.max()
+    SPLIT
+    model = GradientBoostingClassifier().fit(fit_rows[['mean_spend', 'price']], fit_rows['returned'])
+    print(model.score(valid_rows[['mean_spend', 'price']], valid_rows['returned']))
+"""
+
+_BY_WEEK = "fit_rows = rows[rows.week != last]\n    valid_rows = rows[rows.week == last]"
+_BY_UNIT = "held = rows.KEY.drop_duplicates().sample(frac=0.2, random_state=0)\n    " \
+           "fit_rows = rows[~rows.KEY.isin(held)]\n    valid_rows = rows[rows.KEY.isin(held)]"
+
+
+def _project(tmp_path: Path, key: str, split: str) -> Path:
+    writer = _write(tmp_path, "unit_features.py", _PER_UNIT.replace("KEY", key))
+    _write(tmp_path, "model.py", _WEEK_MODEL.replace("SPLIT", split).replace("KEY", key))
+    return writer
+
+
+def _written_alarms(path: Path) -> list[tuple[str, int]]:
+    report, _ = analyze_file(str(path))
+    return sorted((f.kind, f.location["line"]) for f in report.findings
+                  if f.severity >= Severity.WARNING and f.location.get("file") == str(path))
+
+
+def _line_in(path: Path, needle: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+def test_a_per_customer_statistic_of_every_week_handed_to_a_script_holding_out_the_last_week_is_found(
+        tmp_path: Path) -> None:
+    writer = _project(tmp_path, "customer_id", _BY_WEEK)
+    assert _written_alarms(writer) == [("fit_before_split", _line_in(writer, "groupby('customer_id'"))]
+
+
+@pytest.mark.parametrize(("key", "split"), [("session_id", _BY_WEEK), ("customer_id", _BY_UNIT)])
+def test_a_per_session_statistic_or_customers_held_out_whole_are_silent(tmp_path: Path, key: str, split: str) -> None:
+    assert _written_alarms(_project(tmp_path, key, split)) == []
+
+
+_ONE_SCRIPT = """\
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+
+    events = pd.read_csv('events.csv')
+    events['days_active'] = events.groupby('KEY')['day'].transform('nunique')
+    events['mean_basket'] = events.groupby('KEY')['basket'].transform('mean')
+    last = events.week.max()
+    fit_rows = events[events.week != last]
+    valid_rows = events[events.week == last]
+    clf = LogisticRegression().fit(fit_rows[['days_active', 'mean_basket']], fit_rows['churned'])
+    print(clf.score(valid_rows[['days_active', 'mean_basket']], valid_rows['churned']))
+"""
+
+
+def test_a_per_customer_mean_over_every_week_before_the_last_week_is_held_out_is_found(tmp_path: Path) -> None:
+    text = _ONE_SCRIPT.replace("KEY", "customer_id")
+    assert ("fit_before_split", _line(text, "['basket'].transform")) in _alarms(tmp_path, text)
+
+
+def test_a_per_session_mean_before_the_last_week_is_held_out_is_silent(tmp_path: Path) -> None:
+    text = _ONE_SCRIPT.replace("KEY", "session_id")
+    assert not {a for a in _alarms(tmp_path, text) if a[0] == "fit_before_split"}
