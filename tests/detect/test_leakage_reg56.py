@@ -9,7 +9,10 @@
 * a statistic per customer (an entity whose rows go on week after week) over every week, saved by a feature script
   and merged by a model script that holds out the last week, is a fit before that split (samples.py: no sample the
   split keeps whole; design.py keeps it as a quiet fit of the rows written, handed on to the reader); in one script
-  too; a statistic per session (an episode within one week), or customers held out whole, stay silent.
+  too; a statistic per session (an episode within one week), or customers held out whole, stay silent;
+* a pre-training fit stopped on ``X_val`` whose name a later fold loop binds to its own fold: the fold's score reads
+  other rows, so the pre-training stop is silent and the fold's own stop found (stopscores.py); the same rows scored
+  again (``X_val = X_val.fillna(0)``) are found.
 
 Every example is a small script written for this test (no public code)."""
 
@@ -201,3 +204,40 @@ def test_a_per_customer_mean_over_every_week_before_the_last_week_is_held_out_is
 def test_a_per_session_mean_before_the_last_week_is_held_out_is_silent(tmp_path: Path) -> None:
     text = _ONE_SCRIPT.replace("KEY", "session_id")
     assert not {a for a in _alarms(tmp_path, text) if a[0] == "fit_before_split"}
+
+
+# ---------------------------------------------------------------- a pre-training fit's validation name reused later
+
+_PRETRAIN = """\
+    import numpy as np
+    import pandas as pd
+    from lightgbm import LGBMRegressor
+    from sklearn.metrics import mean_absolute_error
+    from sklearn.model_selection import KFold, train_test_split
+
+    cells = pd.read_csv("cells.csv")
+    X, y, y_aux = cells.drop(columns=["dose", "viability"]), cells.viability, cells.dose
+    X_fit, X_val, a_fit, a_val = train_test_split(X, y_aux, test_size=0.2, random_state=7)
+    warm = LGBMRegressor(n_estimators=3000)
+    warm.fit(X_fit, a_fit, eval_set=[(X_val, a_val)], early_stopping_rounds=50)
+    X = X.assign(dose_hat=warm.predict(X))
+    maes = []
+    for tr, va in KFold(5, shuffle=True, random_state=7).split(X):
+        REBIND
+        m = LGBMRegressor(n_estimators=3000)
+        m.fit(X.iloc[tr], y.iloc[tr], eval_set=[(X.iloc[va], y.iloc[va])], early_stopping_rounds=50)
+        maes.append(mean_absolute_error(y.iloc[va], m.predict(X_val)))
+    print(np.mean(maes))
+"""
+
+
+def test_a_pretraining_stop_on_a_name_a_later_fold_loop_rebinds_is_silent_and_the_fold_stop_found(
+        tmp_path: Path) -> None:
+    text = _PRETRAIN.replace("REBIND", "X_val = X.iloc[va]")
+    found = {a for a in _alarms(tmp_path, text) if a[0] == "tuned_on_test"}
+    assert found == {("tuned_on_test", _line(text, "m.fit(X.iloc"))}
+
+
+def test_a_stop_whose_validation_rows_are_scored_again_under_the_same_binding_is_found(tmp_path: Path) -> None:
+    text = _PRETRAIN.replace("REBIND", "X_val = X_val.fillna(0)")
+    assert ("tuned_on_test", _line(text, "warm.fit(")) in _alarms(tmp_path, text)

@@ -32,6 +32,7 @@ that later score is the reported one and the stopping rows were a validation set
   are, or were computed from (three assignments back: ``p = model.predict(X_val)``,
   ``oof[va] = model.predict(X[va])``), the stopping rows, or the booster's own best score (``model.best_score``);
   ``None`` when the script scores any other rows named for holding out (``X_test``, ``y_holdout``) anywhere in it.
+  A name assigned anew after the call (a later split's ``X_val``) holds other rows: its score is another part's.
 """
 
 from __future__ import annotations
@@ -314,7 +315,7 @@ class StopScores:
         found: str | None = None
         for node, args in self._events:
             read = {r for a in args for r in self._rows(a, _DEPTH, node.lineno)}
-            if read & rows:
+            if read & rows and not (start < node.lineno and self._rebound(read & rows, call.lineno, node.lineno)):
                 after = start < node.lineno and (end is None or node.lineno <= end)
                 if found is None and after:
                     found = f"{ast.unparse(node)[:80]} (line {{{node.lineno}}})"
@@ -328,6 +329,20 @@ class StopScores:
             if any(vocab.looks_like_test(r) for r in read if "[" not in r):
                 return None  # another held-out part is scored: that is the reported score
         return found
+
+    def _rebound(self, names: set[str], after: int, line: int) -> bool:
+        """Every one of ``names`` (the stopping rows a score on ``line`` reads) was assigned anew between the training
+        call on ``after`` and ``line``, from values that do not read it (``X_val = scaler.transform(X_val)`` keeps
+        the rows): the score reads the rows of a later split under the same name (a pre-training fit stopped on
+        ``X_val``, then a fold loop's ``X_train, X_val = ...``), not the rows that stopped the call."""
+        for name in names:
+            if "[" in name:
+                return False
+            binds, _ = self._scopes.visible(name, line, self._binds.get(name, []))
+            if not any(after < at < line and not into and not any(
+                    isinstance(n, ast.Name) and n.id == name for n in walk(value)) for at, into, value in binds):
+                return False
+        return True
 
     def logged_alone(self, call: ast.Call, rows: set[str]) -> str | None:
         """How ``call`` prints its stopping rows' score round by round (``verbose_eval=True``, ``verbose=100``,
