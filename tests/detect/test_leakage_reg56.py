@@ -12,7 +12,10 @@
   too; a statistic per session (an episode within one week), or customers held out whole, stay silent;
 * a pre-training fit stopped on ``X_val`` whose name a later fold loop binds to its own fold: the fold's score reads
   other rows, so the pre-training stop is silent and the fold's own stop found (stopscores.py); the same rows scored
-  again (``X_val = X_val.fillna(0)``) are found.
+  again (``X_val = X_val.fillna(0)``) are found;
+* a target mean written only into the prediction slots no fold filled (``preds[~done] = np.mean(y)``) under a
+  leave-one-group-out loop, whose folds cover every row, fills nothing (uncoveredslots.py); under a shuffle split that
+  leaves rows out it is a statistic of every label scored.
 
 Every example is a small script written for this test (no public code)."""
 
@@ -241,3 +244,35 @@ def test_a_pretraining_stop_on_a_name_a_later_fold_loop_rebinds_is_silent_and_th
 def test_a_stop_whose_validation_rows_are_scored_again_under_the_same_binding_is_found(tmp_path: Path) -> None:
     text = _PRETRAIN.replace("REBIND", "X_val = X_val.fillna(0)")
     assert ("tuned_on_test", _line(text, "warm.fit(")) in _alarms(tmp_path, text)
+
+
+# ---------------------------------------------------------------- a fallback into the slots no fold left
+
+_FALLBACK = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import GroupKFold, LeaveOneGroupOut, ShuffleSplit, cross_val_score
+
+    farms = pd.read_csv("farms.csv")
+    X, y, groups = farms.drop(columns=["yield", "region"]), farms["yield"].values, farms.region.values
+    preds = np.zeros(len(y))
+    done = np.zeros(len(y), dtype=bool)
+    for tr, te in SPLITTER.split(X, y, groups=groups):
+        preds[te] = Ridge().fit(X.iloc[tr], y[tr]).predict(X.iloc[te])
+        done[te] = True
+    if not done.all():
+        preds[~done] = float(np.mean(y))
+    stacked = X.assign(first_stage=preds)
+    print(cross_val_score(Ridge(), stacked, y, cv=GroupKFold(5), groups=groups).mean())
+"""
+
+
+def test_a_target_mean_written_into_slots_a_leave_one_group_out_loop_all_filled_is_silent(tmp_path: Path) -> None:
+    text = _FALLBACK.replace("SPLITTER", "LeaveOneGroupOut()")
+    assert not _alarms(tmp_path, text)
+
+
+def test_the_same_fallback_under_a_shuffle_split_that_leaves_rows_out_is_found(tmp_path: Path) -> None:
+    text = _FALLBACK.replace("SPLITTER", "ShuffleSplit(5, test_size=0.1, random_state=0)")
+    assert ("fit_outside_cv", _line(text, "float(np.mean(y))")) in _alarms(tmp_path, text)

@@ -87,6 +87,7 @@ from faultlib.detect.data.leakage.timeorder import (
     keeps_time_order,
 )
 from faultlib.detect.data.leakage.tsmodels import constructor_series
+from faultlib.detect.data.leakage.uncoveredslots import uncovered_fills
 from faultlib.detect.data.leakage.valuereductions import value_reductions
 from faultlib.detect.data.leakage.watchedsplits import unwatched_validation_splits
 from faultlib.detect.data.leakage.values import (
@@ -276,6 +277,10 @@ class DesignChecks:
         if not hasattr(self, "_grid_fills"):
             self._grid_fills = grid_fill_statistics(self.tree)
         if id(node) in self._grid_fills:  # the fixed columns of a decision-boundary grid: a plot (gridfills.py)
+            return Data(None, data.taints, False)
+        if not hasattr(self, "_uncovered"):
+            self._uncovered = uncovered_fills(self.tree)
+        if id(node) in self._uncovered:  # preds[~used] = np.mean(y), every row in a fold: no slot (uncoveredslots.py)
             return Data(None, data.taints, False)
         if not hasattr(self, "_test_fills"):
             self._test_fills = test_side_fills(self.tree)
