@@ -28,8 +28,8 @@ that later score is the reported one and the stopping rows were a validation set
   wave 47, applied to the validation parts of wave 74);
 * :meth:`StopScores.rescored`: a score on those rows after the call in its own function (or module): a metric
   (``*_score``/``*_error``/``*_loss``, ``rmse``, ``auc``, ``gini``, ``map@k`` ...) or a model's ``evaluate``/``score``
-  or an error written by its formula (``np.mean((pred - y) ** 2)``, ``np.abs(pred - y).mean()``) whose arguments
-  are, or were computed from (three assignments back: ``p = model.predict(X_val)``,
+  or an error written by its formula (``np.mean((pred - y) ** 2)``, ``np.abs(pred - y).mean()``: :mod:`.handerrors`)
+  whose arguments are, or were computed from (three assignments back: ``p = model.predict(X_val)``,
   ``oof[va] = model.predict(X[va])``), the stopping rows, or the booster's own best score (``model.best_score``);
   ``None`` when the script scores any other rows named for holding out (``X_test``, ``y_holdout``) anywhere in it.
   A name assigned anew after the call (a later split's ``X_val``) holds other rows: its score is another part's.
@@ -42,6 +42,7 @@ import re
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.evalsets import DATA_CONTAINERS
+from faultlib.detect.data.leakage.handerrors import handwritten_error, imported_names
 from faultlib.detect.data.leakage.linescopes import LineScopes
 from faultlib.detect.data.leakage.targets import call_name
 from faultlib.pyflow.walk import walk, walk_once
@@ -78,54 +79,6 @@ def _metric(node: ast.Call) -> bool:
     return name.endswith(_METRIC_SUFFIXES) or bool(_METRIC_WORDS.search(name))
 
 
-def _one_array(diff: ast.BinOp, modules: frozenset[str]) -> bool:
-    """Both sides of ``diff`` read the same one array and no column of it: ``data[:, None] - data[None, :]`` (the
-    pairwise differences of its rows, a distance matrix), ``x - x.mean()`` (deviations from its own mean, a
-    spread). An error compares two things, the predictions with the truth (``pred - y``, ``df.pred - df.y``,
-    ``df['pred'] - df['y']``); a difference of one array with itself is a statistic of it, no score."""
-    sides: list[set[str]] = []
-    for side in (diff.left, diff.right):
-        nodes = walk(side)
-        methods = {id(n.func) for n in nodes if isinstance(n, ast.Call)}  # x.mean(): the method of x, no column
-        for n in nodes:
-            if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
-                return False  # df['pred']: a column
-            if isinstance(n, ast.Attribute) and id(n) not in methods and \
-                    isinstance(n.value, ast.Name) and n.value.id not in modules:
-                return False  # df.pred: a column (np.newaxis is the module's)
-        sides.append({n.id for n in nodes if isinstance(n, ast.Name) and n.id not in modules})
-    return bool(sides[0]) and sides[0] == sides[1]
-
-
-def _error_term(node: ast.expr, modules: frozenset[str]) -> bool:
-    """``(p - y) ** 2`` or ``abs(p - y)``/``np.abs(p - y)`` somewhere in ``node``: a squared or absolute error
-    (not of one array with itself: :func:`_one_array`)."""
-    for n in ast.walk(node):
-        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and isinstance(n.left, ast.BinOp) and \
-                isinstance(n.left.op, ast.Sub) and not _one_array(n.left, modules):
-            return True
-        if isinstance(n, ast.Call) and call_name(n) in ("abs", "fabs", "absolute") and n.args and \
-                isinstance(n.args[0], ast.BinOp) and isinstance(n.args[0].op, ast.Sub) and \
-                not _one_array(n.args[0], modules):
-            return True
-    return False
-
-
-def _handwritten_error(node: ast.Call, modules: frozenset[str]) -> list[ast.expr] | None:
-    """The operands of a mean or sum of errors written by hand (``np.sqrt(np.mean((pred - y_test) ** 2))``,
-    ``np.abs(pred - y).mean()``: the RMSE and MAE by their formulas), else ``None``; ``modules``: the names the
-    module imports (``np`` of ``np.mean`` reads no rows)."""
-    if call_name(node) not in ("mean", "nanmean", "average", "sum"):
-        return None
-    operands = [*node.args, *([node.func.value] if isinstance(node.func, ast.Attribute) else [])]
-    return operands if any(_error_term(o, modules) for o in operands) else None
-
-
-def _imported(tree: ast.Module) -> frozenset[str]:
-    return frozenset((a.asname or a.name).split(".")[0] for n in walk_once(tree)
-                     if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names)
-
-
 def _pairs(node: ast.Assign | ast.AugAssign | ast.AnnAssign) -> list[tuple[ast.expr, ast.expr]]:
     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
     out: list[tuple[ast.expr, ast.expr]] = []
@@ -160,7 +113,7 @@ class StopScores:
         self._events: list[tuple[ast.AST, list[ast.expr]]] = []  # a scoring node and the expressions it scores
         self._functions: list[ast.AST] = []
         self._scopes = LineScopes(tree)
-        modules = _imported(tree)
+        modules = imported_names(tree)
         for node in walk_once(tree):
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target, value in _pairs(node):
@@ -172,8 +125,8 @@ class StopScores:
                         self._stmt[id(value)] = node.lineno
             elif isinstance(node, ast.Call) and _metric(node):
                 self._events.append((node, [*node.args, *(k.value for k in node.keywords)]))
-            elif isinstance(node, ast.Call) and _handwritten_error(node, modules):
-                self._events.append((node, _handwritten_error(node, modules) or []))
+            elif isinstance(node, ast.Call) and handwritten_error(node, modules):
+                self._events.append((node, handwritten_error(node, modules) or []))
             elif isinstance(node, ast.Attribute) and node.attr in _BEST_SCORE:
                 self._events.append((node, []))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
