@@ -276,3 +276,35 @@ def test_a_target_mean_written_into_slots_a_leave_one_group_out_loop_all_filled_
 def test_the_same_fallback_under_a_shuffle_split_that_leaves_rows_out_is_found(tmp_path: Path) -> None:
     text = _FALLBACK.replace("SPLITTER", "ShuffleSplit(5, test_size=0.1, random_state=0)")
     assert ("fit_outside_cv", _line(text, "float(np.mean(y))")) in _alarms(tmp_path, text)
+
+
+_TWO_LOOPS = """\
+    import numpy as np
+    import pandas as pd
+    from lightgbm import LGBMRegressor
+    from sklearn.metrics import mean_absolute_error
+    from sklearn.model_selection import KFold
+
+    cells = pd.read_csv("cells.csv")
+    X, y = cells.drop(columns="viability"), cells.viability
+    maes = []
+    for tr, va in KFold(5, shuffle=True, random_state=7).split(X):
+        X_fit, X_val, y_fit, y_val = X.iloc[tr], X.iloc[va], y.iloc[tr], y.iloc[va]
+        m = LGBMRegressor(n_estimators=3000)
+        m.fit(X_fit, y_fit, eval_set=[(X_val, y_val)], early_stopping_rounds=50)
+        maes.append(mean_absolute_error(y_val, m.predict(X_val)))
+    print(np.mean(maes))
+
+
+    def rerun(X, y):
+        scores = []
+        for tr, va in KFold(3).split(X):
+            X_fit, X_val, y_fit, y_val = X.iloc[tr], X.iloc[va], y.iloc[tr], y.iloc[va]
+            r = LGBMRegressor(n_estimators=500).fit(X_fit, y_fit)
+            scores.append(mean_absolute_error(y_val, r.predict(X_val)))
+        return scores
+"""
+
+
+def test_a_fold_stop_scored_at_module_level_stays_found_beside_a_function_with_its_own_x_val(tmp_path: Path) -> None:
+    assert ("tuned_on_test", _line(_TWO_LOOPS, "m.fit(")) in _alarms(tmp_path, _TWO_LOOPS)

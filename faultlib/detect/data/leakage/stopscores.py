@@ -284,10 +284,12 @@ class StopScores:
         return found
 
     def _rebound(self, names: set[str], after: int, line: int) -> bool:
-        """Every one of ``names`` (the stopping rows a score on ``line`` reads) was assigned anew between the training
-        call on ``after`` and ``line``, from values that do not read it (``X_val = scaler.transform(X_val)`` keeps
+        """Every one of ``names`` (the stopping rows a score on ``line`` reads) was assigned anew, in the training
+        call's own function (or module), between the call on ``after`` and ``line``, from values that do not read it (``X_val = scaler.transform(X_val)`` keeps
         the rows): the score reads the rows of a later split under the same name (a pre-training fit stopped on
         ``X_val``, then a fold loop's ``X_train, X_val = ...``), not the rows that stopped the call."""
+        if self._scopes.at(after) is not self._scopes.at(line):
+            return False  # another function's X_val is its own variable, no later value of the call's
         for name in names:
             if "[" in name:
                 return False
