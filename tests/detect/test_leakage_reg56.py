@@ -308,3 +308,15 @@ _TWO_LOOPS = """\
 
 def test_a_fold_stop_scored_at_module_level_stays_found_beside_a_function_with_its_own_x_val(tmp_path: Path) -> None:
     assert ("tuned_on_test", _line(_TWO_LOOPS, "m.fit(")) in _alarms(tmp_path, _TWO_LOOPS)
+
+
+def test_a_fold_stop_stays_found_when_a_second_experiment_rebinds_the_fold_names_later(tmp_path: Path) -> None:
+    second = _TWO_LOOPS.split("\n\n\n    def rerun")[0] + """
+    maes2 = []
+    for tr, va in KFold(5, shuffle=True, random_state=8).split(X):
+        X_fit, X_val, y_fit, y_val = X.iloc[tr], X.iloc[va], y.iloc[tr], y.iloc[va]
+        m2 = LGBMRegressor(n_estimators=500).fit(X_fit, y_fit)
+        maes2.append(mean_absolute_error(y_val, m2.predict(X_val)))
+    print(np.mean(maes2))
+"""
+    assert ("tuned_on_test", _line(second, "m.fit(")) in _alarms(tmp_path, second)

@@ -32,7 +32,8 @@ that later score is the reported one and the stopping rows were a validation set
   whose arguments are, or were computed from (three assignments back: ``p = model.predict(X_val)``,
   ``oof[va] = model.predict(X[va])``), the stopping rows, or the booster's own best score (``model.best_score``);
   ``None`` when the script scores any other rows named for holding out (``X_test``, ``y_holdout``) anywhere in it.
-  A name assigned anew after the call (a later split's ``X_val``) holds other rows: its score is another part's.
+  A name assigned anew after the call (a later split's ``X_val``) holds other rows: its score is neither a score of
+  the stopping rows nor of a test part.
 """
 
 from __future__ import annotations
@@ -268,7 +269,9 @@ class StopScores:
         found: str | None = None
         for node, args in self._events:
             read = {r for a in args for r in self._rows(a, _DEPTH, node.lineno)}
-            if read & rows and not (start < node.lineno and self._rebound(read & rows, call.lineno, node.lineno)):
+            if read & rows and start < node.lineno and self._rebound(read & rows, call.lineno, node.lineno):
+                continue  # the names hold a later split's rows: neither the stopping rows nor a test part
+            if read & rows:
                 after = start < node.lineno and (end is None or node.lineno <= end)
                 if found is None and after:
                     found = f"{ast.unparse(node)[:80]} (line {{{node.lineno}}})"
