@@ -78,7 +78,7 @@ from faultlib.detect.data.leakage.residualstats import residual_statistics
 from faultlib.detect.data.leakage.samplediffs import within_sample_temporal
 from faultlib.detect.data.leakage.scoredstats import scored_statistics
 from faultlib.detect.data.leakage.samplehelpers import helper_reductions
-from faultlib.detect.data.leakage.samples import groupby_call, own_rows, sample_keys
+from faultlib.detect.data.leakage.samples import groupby_call, lasting_keys, own_rows, sample_keys
 from faultlib.detect.data.leakage.scorelists import over_scores, score_lists
 from faultlib.detect.data.leakage.testfills import apart_from, test_side_fills, written_only_into
 from faultlib.detect.data.leakage.timeorder import (
@@ -88,6 +88,7 @@ from faultlib.detect.data.leakage.timeorder import (
     keeps_time_order,
 )
 from faultlib.detect.data.leakage.tsmodels import constructor_series
+from faultlib.detect.data.leakage.uncoveredslots import uncovered_fills
 from faultlib.detect.data.leakage.valuereductions import value_reductions
 from faultlib.detect.data.leakage.watchedsplits import unwatched_validation_splits
 from faultlib.detect.data.leakage.values import (
@@ -233,6 +234,7 @@ class DesignChecks:
         self._notes: dict[int, dict[str, set]] = {}
         self._design_seen: set[tuple[str, int]] = set()
         self._sample_groupbys: set[int] = set()  # groupby calls over a sample key (samples.py)
+        self._lasting_groupbys: set[int] = set()  # ... of an entity that lasts across periods (samples.py)
 
     # ------------------------------------------------------------------ notes on a data root
 
@@ -281,6 +283,10 @@ class DesignChecks:
             self._grid_fills = grid_fill_statistics(self.tree)
         if id(node) in self._grid_fills:  # the fixed columns of a decision-boundary grid: a plot (gridfills.py)
             return Data(None, data.taints, False)
+        if not hasattr(self, "_uncovered"):
+            self._uncovered = uncovered_fills(self.tree)
+        if id(node) in self._uncovered:  # preds[~used] = np.mean(y), every row in a fold: no slot (uncoveredslots.py)
+            return Data(None, data.taints, False)
         if not hasattr(self, "_test_fills"):
             self._test_fills = test_side_fills(self.tree)
         if id(node) in self._test_fills and not data.is_test:  # test[c] = ....fillna(train[c].mean()) (testfills.py)
@@ -314,6 +320,15 @@ class DesignChecks:
         est = Est(label, "transformer", preprocessing=True)
         fit = self._fit(est, data, by_class, label.rstrip("()").rsplit(".", 1)[-1], node, frame, handwritten=True)
         return Data(data.rows if per_row else None, data.taints | {fit}, data.test if per_row else False)
+
+    def _quiet_statistic(self, data: Data, node: ast.Call, frame: Any) -> Data:
+        """``data`` with the fit of a statistic per lasting entity (a customer's purchases) on its own rows: no alarm
+        in this program (``_quiet_fits``, left out of the findings: static.py), but a fit of the rows this program
+        writes, so that a script reading them and holding out a later period reports it (repofiles.handed_on:
+        the joined program sees the period split and takes the statistic as a fit, samples.py)."""
+        out = self._statistic(data, f"{_shown(node.func)}()", node, frame, per_row=True)
+        self.__dict__.setdefault("_quiet_fits", set()).update(f.uid for f in out.taints - data.taints)
+        return Data(data.rows, out.taints, data.test)
 
     def _counted_groupbys(self) -> frozenset[int]:
         if not hasattr(self, "_display_groupbys"):
@@ -405,6 +420,8 @@ class DesignChecks:
             # groupby('molecule_name')['dist'].transform('mean'): each sample's own rows, a per-row feature; .agg: one
             # row per sample, still rows of the entities noted on the table (a subject's sequences); a mean per
             # month used only through its lags (lagged.py): earlier months only
+            if id(grouped) in self._lasting_groupbys and id(grouped) not in self._lagged_groupbys():
+                data = self._quiet_statistic(data, node, frame)
             if name == "transform":
                 return data
             root = Root(f"{_shown(inner)}", node.lineno)
@@ -482,8 +499,11 @@ class DesignChecks:
         if name == "transform" and node.args and numpy_reduction(node.args[0]) in vocab.STATISTICS:
             return self._statistic(data, f"{_shown(node.func)}()", node, frame, per_row=True)  # (np.mean)
         if name == "groupby":
-            if sample_keys(args[0] if args else kwargs.get("by")):
+            by = args[0] if args else kwargs.get("by")
+            if sample_keys(by, lasting=not self._period_held_out()):
                 self._sample_groupbys.add(id(node))
+                if lasting_keys(by):  # a customer's rows: a fit once a reader holds out a period (samples.py)
+                    self._lasting_groupbys.add(id(node))
             else:  # a helper's groupby(keys) called again with other keys: this call's keys decide (wave 89)
                 self._sample_groupbys.discard(id(node))
             keys = args[0].items if args and isinstance(args[0], Tup) else args[:1]

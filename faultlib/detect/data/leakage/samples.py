@@ -47,6 +47,12 @@ SAMPLE_NOUNS = frozenset({"molecule", "installation", "breath", "sequence", "mat
                           "series", "play", "customer", "session", "pet", "household", "hogar", "search", "srch",
                           "query", "qid"})
 _SUFFIXES = frozenset({"id", "name", "no", "number", "idx", "index", "key"})
+#: sample nouns of an entity whose rows go on across periods (a customer's purchases week after week, a household's
+#: or an app installation's history, a pet's listings, a time series): a split in time (the last week held out,
+#: :mod:`.periodsplit`) cuts each one's rows in two, so a statistic per entity then reads its held-out rows too (Ji
+#: et al., ACM TOIS 41(3), 2023: activity features built from the evaluation period inflate offline scores); an
+#: episode (a session, a visit, an order, a search, a breath, a play, a match) lies within one period and stays whole
+LASTING_NOUNS = frozenset({"customer", "household", "hogar", "installation", "pet", "series"})
 #: nouns of a sample only with an id after them (``visit_id``, ``order_id``): a bare ``order`` may be a sort order
 #: or a taxonomic rank, a category that cuts across samples
 KEYED_NOUNS = frozenset({"visit", "order"})
@@ -66,10 +72,25 @@ def sample_key(name: Any) -> bool:
     return bool(tokens) and tokens[0] in SAMPLE_NOUNS and all(t in _SUFFIXES for t in tokens[1:])
 
 
-def sample_keys(keys: Any) -> bool:
-    """The abstract ``by`` of a ``groupby``: a string or a list with at least one :func:`sample_key`."""
+def lasting_key(name: str) -> bool:
+    """A :func:`sample_key` of an entity that lasts across periods (:data:`LASTING_NOUNS`, or a bare ``id``)."""
+    tokens = vocab.name_tokens(name)
+    return tokens == ["id"] or bool(tokens) and (tokens[0] in LASTING_NOUNS or tokens[0].startswith("id") and
+                                                 tokens[0][2:] in LASTING_NOUNS)
+
+
+def lasting_keys(keys: Any) -> bool:
+    """The abstract ``by`` of a ``groupby`` holds a :func:`lasting_key`."""
     items = keys.items if isinstance(keys, Tup) else (keys,)
-    return any(isinstance(k, Const) and sample_key(k.value) for k in items)
+    return any(isinstance(k, Const) and sample_key(k.value) and lasting_key(k.value) for k in items)
+
+
+def sample_keys(keys: Any, *, lasting: bool = True) -> bool:
+    """The abstract ``by`` of a ``groupby``: a string or a list with at least one :func:`sample_key`;
+    ``lasting=False`` when a later period of the rows is held out (:mod:`.periodsplit`): the key of an entity that
+    lasts across periods (:func:`lasting_key`) then names no sample the split keeps whole."""
+    items = keys.items if isinstance(keys, Tup) else (keys,)
+    return any(isinstance(k, Const) and sample_key(k.value) and (lasting or not lasting_key(k.value)) for k in items)
 
 
 def groupby_call(expr: ast.expr) -> ast.Call | None:
@@ -129,4 +150,5 @@ def _named_column(value: ast.expr) -> str | None:
     return None
 
 
-__all__ = ["KEYED_NOUNS", "SAMPLE_NOUNS", "groupby_call", "own_rows", "sample_key", "sample_keys"]
+__all__ = ["KEYED_NOUNS", "LASTING_NOUNS", "SAMPLE_NOUNS", "groupby_call", "lasting_key", "lasting_keys", "own_rows",
+           "sample_key", "sample_keys"]

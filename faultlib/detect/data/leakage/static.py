@@ -719,8 +719,11 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
         # fed a clustering whose ids matter; split by train_test_split where the file evaluates (unscored.py)
         self._reached = self._through_clusterings(self._reached | self._split_reaches())
         starts = statement_starts(self.tree)
+        quiet = self.__dict__.get("_quiet_fits", ())  # a lasting entity's own rows: only handed on (design.py)
         for p in self._pending + self._shown_only_pending():  # hand-written in one statement: one fit (min-max)
             fit = p["fit"]
+            if fit.uid in quiet:
+                continue
             by_site.setdefault(starts.get(fit.line, (fit.line, fit.column)) + (-1,) if fit.handwritten else (
                 fit.line, fit.column), []).append(p)
         uids = self.__dict__.get("_reached_uids", set())

@@ -28,10 +28,12 @@ that later score is the reported one and the stopping rows were a validation set
   wave 47, applied to the validation parts of wave 74);
 * :meth:`StopScores.rescored`: a score on those rows after the call in its own function (or module): a metric
   (``*_score``/``*_error``/``*_loss``, ``rmse``, ``auc``, ``gini``, ``map@k`` ...) or a model's ``evaluate``/``score``
-  or an error written by its formula (``np.mean((pred - y) ** 2)``, ``np.abs(pred - y).mean()``) whose arguments
-  are, or were computed from (three assignments back: ``p = model.predict(X_val)``,
+  or an error written by its formula (``np.mean((pred - y) ** 2)``, ``np.abs(pred - y).mean()``: :mod:`.handerrors`)
+  whose arguments are, or were computed from (three assignments back: ``p = model.predict(X_val)``,
   ``oof[va] = model.predict(X[va])``), the stopping rows, or the booster's own best score (``model.best_score``);
   ``None`` when the script scores any other rows named for holding out (``X_test``, ``y_holdout``) anywhere in it.
+  A name assigned anew after the call (a later split's ``X_val``) holds other rows: its score is neither a score of
+  the stopping rows nor of a test part.
 """
 
 from __future__ import annotations
@@ -41,8 +43,10 @@ import re
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.evalsets import DATA_CONTAINERS
+from faultlib.detect.data.leakage.handerrors import handwritten_error, imported_names
+from faultlib.detect.data.leakage.linescopes import LineScopes
 from faultlib.detect.data.leakage.targets import call_name
-from faultlib.pyflow.walk import walk_once
+from faultlib.pyflow.walk import walk, walk_once
 
 #: calls that only hold rows for a trainer (the booster's data holders; torch/numpy wrappers): their rows are the
 #: rows of their data and label arguments
@@ -74,27 +78,6 @@ def _metric(node: ast.Call) -> bool:
     if isinstance(node.func, ast.Attribute) and name in _SCORING_METHODS:
         return True
     return name.endswith(_METRIC_SUFFIXES) or bool(_METRIC_WORDS.search(name))
-
-
-def _error_term(node: ast.expr) -> bool:
-    """``(p - y) ** 2`` or ``abs(p - y)``/``np.abs(p - y)`` somewhere in ``node``: a squared or absolute error."""
-    for n in ast.walk(node):
-        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and isinstance(n.left, ast.BinOp) and \
-                isinstance(n.left.op, ast.Sub):
-            return True
-        if isinstance(n, ast.Call) and call_name(n) in ("abs", "fabs", "absolute") and n.args and \
-                isinstance(n.args[0], ast.BinOp) and isinstance(n.args[0].op, ast.Sub):
-            return True
-    return False
-
-
-def _handwritten_error(node: ast.Call) -> list[ast.expr] | None:
-    """The operands of a mean or sum of errors written by hand (``np.sqrt(np.mean((pred - y_test) ** 2))``,
-    ``np.abs(pred - y).mean()``: the RMSE and MAE by their formulas), else ``None``."""
-    if call_name(node) not in ("mean", "nanmean", "average", "sum"):
-        return None
-    operands = [*node.args, *([node.func.value] if isinstance(node.func, ast.Attribute) else [])]
-    return operands if any(_error_term(o) for o in operands) else None
 
 
 def _pairs(node: ast.Assign | ast.AugAssign | ast.AnnAssign) -> list[tuple[ast.expr, ast.expr]]:
@@ -130,6 +113,8 @@ class StopScores:
         self._stmt: dict[int, int] = {}  # id(assigned value) -> the line of its assignment statement
         self._events: list[tuple[ast.AST, list[ast.expr]]] = []  # a scoring node and the expressions it scores
         self._functions: list[ast.AST] = []
+        self._scopes = LineScopes(tree)
+        modules = imported_names(tree)
         for node in walk_once(tree):
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 for target, value in _pairs(node):
@@ -141,8 +126,8 @@ class StopScores:
                         self._stmt[id(value)] = node.lineno
             elif isinstance(node, ast.Call) and _metric(node):
                 self._events.append((node, [*node.args, *(k.value for k in node.keywords)]))
-            elif isinstance(node, ast.Call) and _handwritten_error(node):
-                self._events.append((node, _handwritten_error(node) or []))
+            elif isinstance(node, ast.Call) and handwritten_error(node, modules):
+                self._events.append((node, handwritten_error(node, modules) or []))
             elif isinstance(node, ast.Attribute) and node.attr in _BEST_SCORE:
                 self._events.append((node, []))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -176,14 +161,16 @@ class StopScores:
         """What ``name`` holds at ``line``: its last assignment before it and the writes into it since
         (``oof = np.zeros(n)``, then ``oof[va] = model.predict(X[va])``); every assignment when none comes before
         (a function defined above the code that binds the name). An assignment on ``line`` itself is not yet done
-        there: ``out = out.rename(...)`` reads the ``out`` bound before it."""
-        binds = self._binds.get(name, [])
+        there: ``out = out.rename(...)`` reads the ``out`` bound before it. Only the assignments ``line``'s scope sees
+        count (:mod:`.linescopes`): a function's parameter holds its caller's rows, not a module variable's of the
+        same name, so with no assignment of its own before ``line`` it holds nothing this reader knows."""
+        binds, parameter = self._scopes.visible(name, line, self._binds.get(name, []))
         held: list[ast.expr] = []
         for at, into, value in binds:
             if at >= line:
                 break
             held = [*held, value] if into else [value]
-        return held or [value for _, _, value in binds]
+        return held if held or parameter else [value for _, _, value in binds]
 
     # --- the rows an expression reads -------------------------------------------------------------------------
     def _rows(self, node: ast.AST, depth: int, line: int) -> set[str]:
@@ -282,6 +269,8 @@ class StopScores:
         found: str | None = None
         for node, args in self._events:
             read = {r for a in args for r in self._rows(a, _DEPTH, node.lineno)}
+            if read & rows and start < node.lineno and self._rebound(read & rows, call.lineno, node.lineno):
+                continue  # the names hold a later split's rows: neither the stopping rows nor a test part
             if read & rows:
                 after = start < node.lineno and (end is None or node.lineno <= end)
                 if found is None and after:
@@ -296,6 +285,22 @@ class StopScores:
             if any(vocab.looks_like_test(r) for r in read if "[" not in r):
                 return None  # another held-out part is scored: that is the reported score
         return found
+
+    def _rebound(self, names: set[str], after: int, line: int) -> bool:
+        """Every one of ``names`` (the stopping rows a score on ``line`` reads) was assigned anew, in the training
+        call's own function (or module), between the call on ``after`` and ``line``, from values that do not read it (``X_val = scaler.transform(X_val)`` keeps
+        the rows): the score reads the rows of a later split under the same name (a pre-training fit stopped on
+        ``X_val``, then a fold loop's ``X_train, X_val = ...``), not the rows that stopped the call."""
+        if self._scopes.at(after) is not self._scopes.at(line):
+            return False  # another function's X_val is its own variable, no later value of the call's
+        for name in names:
+            if "[" in name:
+                return False
+            binds, _ = self._scopes.visible(name, line, self._binds.get(name, []))
+            if not any(after < at < line and not into and not any(
+                    isinstance(n, ast.Name) and n.id == name for n in walk(value)) for at, into, value in binds):
+                return False
+        return True
 
     def logged_alone(self, call: ast.Call, rows: set[str]) -> str | None:
         """How ``call`` prints its stopping rows' score round by round (``verbose_eval=True``, ``verbose=100``,
