@@ -198,6 +198,35 @@ def test_a_namesake_no_async_code_of_its_own_service_reaches_is_silent(tmp_path)
     assert found == set()
 
 
+def test_an_import_inside_a_package_names_the_installed_library_not_a_namesake_subpackage(tmp_path):
+    # tool/ is a package (its __init__.py): `import git` in tool/core/git.py is GitPython (absolute import,
+    # PEP 328), never tool/git/ -- only a folder that is no package is a root a service runs from
+    found = flagged_package(tmp_path, {
+        "tool/__init__.py": "", "tool/core/__init__.py": "", "tool/git/__init__.py": "VERSION = 1\n",
+        "tool/core/git.py": """
+            import git
+
+
+            def dirty(path):
+                return git.Repo(path).is_dirty()
+        """,
+        "tool/api.py": """
+            from fastapi import FastAPI
+
+            from tool.core import git as repo_state
+
+            app = FastAPI()
+
+
+            @app.get("/dirty")
+            async def dirty(path: str):
+                return repo_state.dirty(path)
+        """,
+    })
+    assert any(path == "tool/core/git.py" and line == "return git.Repo(path).is_dirty()" for path, _, line in found), \
+        f"GitPython's is_dirty not found: {sorted(found)}"
+
+
 # -- closing a redis-py client ------------------------------------------------------------------------------------------
 
 def test_closing_a_redis_client_in_the_shutdown_is_silent_its_ping_blocks(tmp_path):

@@ -14,7 +14,9 @@ services' lifespans reached another service's code (or none) and their S3 downlo
 :func:`prefer_own_services` rewrites such an import: when the module an import names (``app.routes``) is the tail
 of several analysed modules' full names, the one under the nearest enclosing folder of the importer
 (``hybrid.app.routes`` for ``hybrid/app/main.py``) is meant. Imports naming one module only are left alone, as are
-imports that no enclosing folder of the importer defines. Used by :func:`faultlib.detect.serving.blocking._analyze`
+imports that no enclosing folder of the importer defines, and folders that are packages themselves (an
+``__init__.py``): a package's folder is never a ``sys.path`` entry, its parent is, so ``import git`` in
+``tool/core/git.py`` means the installed GitPython, not ``tool/git/`` (absolute imports, PEP 328). Used by :func:`faultlib.detect.serving.blocking._analyze`
 after its single-folder rule (``_prefer_siblings``).
 """
 
@@ -60,10 +62,12 @@ def _under(importer: str, named: str) -> bool:
 
 def _nearest(package: str, named: str, full: dict, importer: str) -> str | None:
     """``<enclosing folder>.<named>`` for the nearest enclosing folder of the importer's package that has it, the
-    importer itself aside (``from store import Client`` in ``bot/plugins/store.py`` means another ``store``)."""
+    importer itself aside (``from store import Client`` in ``bot/plugins/store.py`` means another ``store``), and a
+    folder that is a package (its ``__init__`` analysed under the folder's name) aside: not a root of ``sys.path``."""
     parts = package.split(".") if package else []
     for end in range(len(parts), 0, -1):
-        candidate = ".".join(parts[:end]) + "." + named
-        if candidate in full and candidate != importer:
+        folder = ".".join(parts[:end])
+        candidate = folder + "." + named
+        if candidate in full and candidate != importer and folder not in full:
             return candidate
     return None
