@@ -1,0 +1,67 @@
+"""Review of this session's leakage rules (int56): realistic look-alikes and variant spellings."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from faultlib.detect.data.leakage import analyze_file
+from faultlib.findings import Severity
+
+
+def _alarms(tmp_path: Path, source: str, name: str = "study.py") -> set[tuple[str, int]]:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source))
+    report, _ = analyze_file(str(path))
+    return {(f.kind, f.location.get("line")) for f in report.findings
+            if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
+
+
+def test_a_table_turned_round_and_back_keeps_the_fit_of_its_columns(tmp_path):
+    # the scaler learns one statistic per gene over every sample; the table is turned round to be written genes by
+    # samples and turned back for the model: the second .T undoes the first, the fit is per gene again
+    alarms = _alarms(tmp_path, """
+        import pandas as pd
+        from sklearn.preprocessing import MinMaxScaler
+        from sklearn.model_selection import cross_val_score
+        from sklearn.svm import SVC
+
+        samples = pd.read_csv("samples_by_genes.csv")
+        labels = samples.pop("subtype")
+        scaled = MinMaxScaler().fit_transform(samples)
+        saved = pd.DataFrame(scaled).T
+        print(cross_val_score(SVC(), saved.T, labels, cv=5).mean())
+    """)
+    assert ("fit_outside_cv", 9) in alarms
+
+
+def test_a_table_turned_back_with_transpose_keeps_the_fit(tmp_path):
+    alarms = _alarms(tmp_path, """
+        import numpy as np
+        from sklearn.preprocessing import StandardScaler
+        from sklearn.model_selection import cross_val_score
+        from sklearn.linear_model import LogisticRegression
+
+        X = np.load("samples_by_genes.npy")
+        y = np.load("labels.npy")
+        z = StandardScaler().fit_transform(X)
+        turned = z.T
+        print(cross_val_score(LogisticRegression(), turned.transpose(), y, cv=5).mean())
+    """)
+    assert ("fit_outside_cv", 9) in alarms
+
+
+def test_a_scaler_on_the_turned_matrix_turned_once_stays_per_sample(tmp_path):
+    # genes by samples on disk: turned once for the scaler (per sample) and once back: no statistic crosses samples
+    alarms = _alarms(tmp_path, """
+        import pandas as pd
+        from sklearn.preprocessing import StandardScaler
+        from sklearn.model_selection import cross_val_score
+        from sklearn.svm import SVC
+
+        samples = pd.read_csv("samples_by_genes.csv")
+        labels = samples.pop("subtype")
+        per_sample = pd.DataFrame(StandardScaler().fit_transform(samples.T)).T
+        print(cross_val_score(SVC(), per_sample, labels, cv=5).mean())
+    """)
+    assert not alarms
