@@ -65,3 +65,79 @@ def test_a_scaler_on_the_turned_matrix_turned_once_stays_per_sample(tmp_path):
         print(cross_val_score(SVC(), per_sample, labels, cv=5).mean())
     """)
     assert not alarms
+
+
+def test_a_transform_returning_its_scaled_rows_inline_with_the_labels_is_a_fit_before_the_split(tmp_path):
+    # the rows item is the fitted scaler's output written in the return itself, not the parameter rebound
+    alarms = _alarms(tmp_path, """
+        import pandas as pd
+        from sklearn.preprocessing import StandardScaler
+        from sklearn.model_selection import train_test_split
+        from sklearn.linear_model import LogisticRegression
+
+        class Cleaner:
+            def fit(self, features, target=None):
+                self.sc = StandardScaler().fit(features)
+                return self
+            def transform(self, features, target=None):
+                return self.sc.transform(features), target
+            def fit_transform(self, features, target=None):
+                return self.fit(features, target).transform(features, target)
+
+        df = pd.read_csv("data.csv")
+        X, y = df.drop(columns=["label"]), df["label"]
+        Xs, ys = Cleaner().fit_transform(X, y)
+        X_train, X_test, y_train, y_test = train_test_split(Xs, ys, test_size=0.2)
+        print(LogisticRegression().fit(X_train, y_train).score(X_test, y_test))
+    """)
+    assert ("fit_before_split", 18) in alarms
+
+
+def test_a_transform_returning_a_new_name_for_its_rows_is_a_fit_before_the_split(tmp_path):
+    alarms = _alarms(tmp_path, """
+        import pandas as pd
+        from sklearn.base import BaseEstimator, TransformerMixin
+        from sklearn.impute import SimpleImputer
+        from sklearn.model_selection import cross_val_score
+        from sklearn.ensemble import RandomForestClassifier
+
+        class Prep(BaseEstimator, TransformerMixin):
+            def fit(self, X, y=None):
+                self.imp = SimpleImputer().fit(X)
+                return self
+            def transform(self, X, y=None):
+                filled = self.imp.transform(X)
+                return filled, y
+
+        df = pd.read_csv("data.csv")
+        feats, labels = Prep().fit_transform(df.drop(columns=["label"]), df["label"])
+        print(cross_val_score(RandomForestClassifier(), feats, labels, cv=5).mean())
+    """)
+    assert ("fit_outside_cv", 17) in alarms
+
+
+def test_the_same_transformer_fitted_on_the_training_part_is_no_leak(tmp_path):
+    alarms = _alarms(tmp_path, """
+        import pandas as pd
+        from sklearn.preprocessing import StandardScaler
+        from sklearn.model_selection import train_test_split
+        from sklearn.linear_model import LogisticRegression
+
+        class Cleaner:
+            def fit(self, features, target=None):
+                self.sc = StandardScaler().fit(features)
+                return self
+            def transform(self, features, target=None):
+                return self.sc.transform(features), target
+            def fit_transform(self, features, target=None):
+                return self.fit(features, target).transform(features, target)
+
+        df = pd.read_csv("data.csv")
+        X, y = df.drop(columns=["label"]), df["label"]
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)
+        cleaner = Cleaner()
+        Xt, yt = cleaner.fit_transform(X_train, y_train)
+        Xv, yv = cleaner.transform(X_test, y_test)
+        print(LogisticRegression().fit(Xt, yt).score(Xv, yv))
+    """)
+    assert not alarms
