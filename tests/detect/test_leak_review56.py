@@ -141,3 +141,46 @@ def test_the_same_transformer_fitted_on_the_training_part_is_no_leak(tmp_path):
         print(LogisticRegression().fit(Xt, yt).score(Xv, yv))
     """)
     assert not alarms
+
+
+def test_prediction_timings_spelled_per_model_and_the_fastest_kept_is_no_score(tmp_path):
+    # the test rows only feed a latency measure: no labels read, the fastest model is no test-score pick
+    alarms = _alarms(tmp_path, """
+        import pandas as pd
+        from sklearn.model_selection import train_test_split
+        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.svm import SVC
+
+        df = pd.read_csv("data.csv")
+        X, y = df.drop(columns=["label"]), df["label"]
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)
+        rf = RandomForestClassifier().fit(X_train, y_train)
+        sv = SVC().fit(X_train, y_train)
+        timings = {}
+        timings["forest"] = time_predict(rf, X_test)
+        timings["svm"] = time_predict(sv, X_test)
+        fastest = min(timings, key=timings.get)
+        print(fastest)
+    """)
+    assert not alarms
+
+
+def test_test_scores_spelled_per_model_by_an_evaluating_helper_and_the_best_kept(tmp_path):
+    alarms = _alarms(tmp_path, """
+        import pandas as pd
+        from sklearn.model_selection import train_test_split
+        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.svm import SVC
+
+        df = pd.read_csv("data.csv")
+        X, y = df.drop(columns=["label"]), df["label"]
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)
+        rf = RandomForestClassifier().fit(X_train, y_train)
+        sv = SVC().fit(X_train, y_train)
+        report = {}
+        report["forest"] = evaluate_model(rf, X_test)
+        report["svm"] = evaluate_model(sv, X_test)
+        best = max(report, key=report.get)
+        print(best)
+    """)
+    assert ("tuned_on_test", 15) in alarms
