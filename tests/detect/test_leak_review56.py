@@ -17,6 +17,41 @@ def _alarms(tmp_path: Path, source: str, name: str = "study.py") -> set[tuple[st
             if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
 
 
+#: a project transformer whose transform returns the scaled rows, written in the return, beside the labels
+_CLEANER = """
+        import pandas as pd
+        from sklearn.preprocessing import StandardScaler
+        from sklearn.model_selection import train_test_split
+        from sklearn.linear_model import LogisticRegression
+
+        class Cleaner:
+            def fit(self, features, target=None):
+                self.sc = StandardScaler().fit(features)
+                return self
+            def transform(self, features, target=None):
+                return self.sc.transform(features), target
+            def fit_transform(self, features, target=None):
+                return self.fit(features, target).transform(features, target)
+
+        df = pd.read_csv("data.csv")
+        X, y = df.drop(columns=["label"]), df["label"]
+"""
+
+#: two models fitted on the training part of a split
+_TWO_MODELS = """
+        import pandas as pd
+        from sklearn.model_selection import train_test_split
+        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.svm import SVC
+
+        df = pd.read_csv("data.csv")
+        X, y = df.drop(columns=["label"]), df["label"]
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)
+        rf = RandomForestClassifier().fit(X_train, y_train)
+        sv = SVC().fit(X_train, y_train)
+"""
+
+
 def test_a_table_turned_round_and_back_keeps_the_fit_of_its_columns(tmp_path):
     # the scaler learns one statistic per gene over every sample; the table is turned round to be written genes by
     # samples and turned back for the model: the second .T undoes the first, the fit is per gene again
@@ -69,28 +104,12 @@ def test_a_scaler_on_the_turned_matrix_turned_once_stays_per_sample(tmp_path):
 
 def test_a_transform_returning_its_scaled_rows_inline_with_the_labels_is_a_fit_before_the_split(tmp_path):
     # the rows item is the fitted scaler's output written in the return itself, not the parameter rebound
-    alarms = _alarms(tmp_path, """
-        import pandas as pd
-        from sklearn.preprocessing import StandardScaler
-        from sklearn.model_selection import train_test_split
-        from sklearn.linear_model import LogisticRegression
-
-        class Cleaner:
-            def fit(self, features, target=None):
-                self.sc = StandardScaler().fit(features)
-                return self
-            def transform(self, features, target=None):
-                return self.sc.transform(features), target
-            def fit_transform(self, features, target=None):
-                return self.fit(features, target).transform(features, target)
-
-        df = pd.read_csv("data.csv")
-        X, y = df.drop(columns=["label"]), df["label"]
+    alarms = _alarms(tmp_path, _CLEANER + """
         Xs, ys = Cleaner().fit_transform(X, y)
         X_train, X_test, y_train, y_test = train_test_split(Xs, ys, test_size=0.2)
         print(LogisticRegression().fit(X_train, y_train).score(X_test, y_test))
     """)
-    assert ("fit_before_split", 18) in alarms
+    assert ("fit_before_split", 19) in alarms
 
 
 def test_a_transform_returning_a_new_name_for_its_rows_is_a_fit_before_the_split(tmp_path):
@@ -117,23 +136,7 @@ def test_a_transform_returning_a_new_name_for_its_rows_is_a_fit_before_the_split
 
 
 def test_the_same_transformer_fitted_on_the_training_part_is_no_leak(tmp_path):
-    alarms = _alarms(tmp_path, """
-        import pandas as pd
-        from sklearn.preprocessing import StandardScaler
-        from sklearn.model_selection import train_test_split
-        from sklearn.linear_model import LogisticRegression
-
-        class Cleaner:
-            def fit(self, features, target=None):
-                self.sc = StandardScaler().fit(features)
-                return self
-            def transform(self, features, target=None):
-                return self.sc.transform(features), target
-            def fit_transform(self, features, target=None):
-                return self.fit(features, target).transform(features, target)
-
-        df = pd.read_csv("data.csv")
-        X, y = df.drop(columns=["label"]), df["label"]
+    alarms = _alarms(tmp_path, _CLEANER + """
         X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)
         cleaner = Cleaner()
         Xt, yt = cleaner.fit_transform(X_train, y_train)
@@ -145,17 +148,7 @@ def test_the_same_transformer_fitted_on_the_training_part_is_no_leak(tmp_path):
 
 def test_prediction_timings_spelled_per_model_and_the_fastest_kept_is_no_score(tmp_path):
     # the test rows only feed a latency measure: no labels read, the fastest model is no test-score pick
-    alarms = _alarms(tmp_path, """
-        import pandas as pd
-        from sklearn.model_selection import train_test_split
-        from sklearn.ensemble import RandomForestClassifier
-        from sklearn.svm import SVC
-
-        df = pd.read_csv("data.csv")
-        X, y = df.drop(columns=["label"]), df["label"]
-        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)
-        rf = RandomForestClassifier().fit(X_train, y_train)
-        sv = SVC().fit(X_train, y_train)
+    alarms = _alarms(tmp_path, _TWO_MODELS + """
         timings = {}
         timings["forest"] = time_predict(rf, X_test)
         timings["svm"] = time_predict(sv, X_test)
@@ -166,21 +159,11 @@ def test_prediction_timings_spelled_per_model_and_the_fastest_kept_is_no_score(t
 
 
 def test_test_scores_spelled_per_model_by_an_evaluating_helper_and_the_best_kept(tmp_path):
-    alarms = _alarms(tmp_path, """
-        import pandas as pd
-        from sklearn.model_selection import train_test_split
-        from sklearn.ensemble import RandomForestClassifier
-        from sklearn.svm import SVC
-
-        df = pd.read_csv("data.csv")
-        X, y = df.drop(columns=["label"]), df["label"]
-        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)
-        rf = RandomForestClassifier().fit(X_train, y_train)
-        sv = SVC().fit(X_train, y_train)
+    alarms = _alarms(tmp_path, _TWO_MODELS + """
         report = {}
         report["forest"] = evaluate_model(rf, X_test)
         report["svm"] = evaluate_model(sv, X_test)
         best = max(report, key=report.get)
         print(best)
     """)
-    assert ("tuned_on_test", 15) in alarms
+    assert ("tuned_on_test", 16) in alarms
