@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
+import pytest
 
-from faultlib.detect.data.leakage import analyze_file
-from faultlib.findings import Severity
-
-
-def _alarms(tmp_path: Path, source: str, name: str = "study.py") -> set[tuple[str, int]]:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(source))
-    report, _ = analyze_file(str(path))
-    return {(f.kind, f.location.get("line")) for f in report.findings
-            if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
+from tests.detect.leakage_source import dedented_alarms as _alarms
 
 
 #: a project transformer whose transform returns the scaled rows, written in the return, beside the labels
@@ -146,24 +136,18 @@ def test_the_same_transformer_fitted_on_the_training_part_is_no_leak(tmp_path):
     assert not alarms
 
 
-def test_prediction_timings_spelled_per_model_and_the_fastest_kept_is_no_score(tmp_path):
+@pytest.mark.parametrize("measure, chooser, expected", [
     # the test rows only feed a latency measure: no labels read, the fastest model is no test-score pick
-    alarms = _alarms(tmp_path, _TWO_MODELS + """
-        timings = {}
-        timings["forest"] = time_predict(rf, X_test)
-        timings["svm"] = time_predict(sv, X_test)
-        fastest = min(timings, key=timings.get)
-        print(fastest)
+    ("time_predict", "min", set()),
+    # a helper named for evaluating scores each model on the test rows, and the best is kept
+    ("evaluate_model", "max", {("tuned_on_test", 16)}),
+])
+def test_a_report_spelled_per_model_is_of_test_scores_only_when_a_call_scores(tmp_path, measure, chooser, expected):
+    alarms = _alarms(tmp_path, _TWO_MODELS + f"""
+        report = {{}}
+        report["forest"] = {measure}(rf, X_test)
+        report["svm"] = {measure}(sv, X_test)
+        picked = {chooser}(report, key=report.get)
+        print(picked)
     """)
-    assert not alarms
-
-
-def test_test_scores_spelled_per_model_by_an_evaluating_helper_and_the_best_kept(tmp_path):
-    alarms = _alarms(tmp_path, _TWO_MODELS + """
-        report = {}
-        report["forest"] = evaluate_model(rf, X_test)
-        report["svm"] = evaluate_model(sv, X_test)
-        best = max(report, key=report.get)
-        print(best)
-    """)
-    assert ("tuned_on_test", 16) in alarms
+    assert alarms == expected
