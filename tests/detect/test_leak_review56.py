@@ -151,3 +151,27 @@ def test_a_report_spelled_per_model_is_of_test_scores_only_when_a_call_scores(tm
         print(picked)
     """)
     assert alarms == expected
+
+
+@pytest.mark.parametrize("table, split, expected", [
+    # the positive rows drawn again with replacement (stdlib random.choices) and stacked before the split
+    ("df", "", {("fit_before_split", 10)}),
+    # the same draw from the training part after the split: the copies stay on the training side
+    ("train", "train, test = train_test_split(df, test_size=0.2)", set()),
+])
+def test_minority_rows_drawn_with_random_choices(tmp_path, table, split, expected):
+    alarms = _alarms(tmp_path, f"""
+        import random
+        import pandas as pd
+        from sklearn.model_selection import train_test_split
+        from sklearn.linear_model import LogisticRegression
+
+        df = pd.read_csv("data.csv")
+        {split}
+        pos = list({table}[{table}["label"] == 1].index)
+        {table} = pd.concat([{table}, {table}.loc[random.choices(pos, k=3 * len(pos))]])
+        {"train, test = train_test_split(df, test_size=0.2)" if not split else ""}
+        model = LogisticRegression().fit(train.drop(columns=["label"]), train["label"])
+        print(model.score(test.drop(columns=["label"]), test["label"]))
+    """)
+    assert alarms == expected
