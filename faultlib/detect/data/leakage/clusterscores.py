@@ -34,6 +34,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.scorelists import is_metric
+from faultlib.detect.data.leakage.targets import call_name
 from faultlib.detect.data.leakage.values import Est, as_data
 from faultlib.pyflow.walk import scope_nodes, tree_fact, walk_once
 
@@ -41,10 +42,6 @@ _PREDICTS = frozenset({"predict", "fit_predict"})
 #: cluster-quality scores that read the rows and the ids, never labels (scikit-learn user guide 2.3.11,
 #: "Clustering performance evaluation": internal indices); choosing k by them looks at no label
 _INTERNAL = frozenset({"silhouette_score", "calinski_harabasz_score", "davies_bouldin_score"})
-
-
-def _called(call: ast.Call) -> str | None:
-    return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
 
 
 def _scopes(tree: ast.Module) -> list[ast.AST]:
@@ -67,7 +64,7 @@ def _scored_predictions(tree: ast.Module) -> frozenset[int]:
         if not bound:
             continue
         metrics = [(n.lineno, {a.id for a in n.args if isinstance(a, ast.Name)}) for n in nodes
-                   if isinstance(n, ast.Call) and is_metric(n) and len(n.args) >= 2 and _called(n) not in _INTERNAL]
+                   if isinstance(n, ast.Call) and is_metric(n) and len(n.args) >= 2 and call_name(n) not in _INTERNAL]
         out |= {line for line, name in bound if any(m > line and name in read for m, read in metrics)}
     return frozenset(out)
 

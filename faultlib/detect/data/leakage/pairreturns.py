@@ -58,9 +58,31 @@ def _root(node: ast.expr) -> str | None:
             return node.id if isinstance(node, ast.Name) else None
 
 
+def _rows_names(func: ast.FunctionDef | ast.AsyncFunctionDef, rows: str) -> set[str]:
+    """``rows`` and the names the method binds to values computed from it (``Z = self.scaler.transform(X)``): the
+    names that hold the transformed rows, in the order the method's assignments are written."""
+    names = {rows}
+    assigns = sorted((n for n in scope_nodes(func) if isinstance(n, ast.Assign)), key=lambda n: n.lineno)
+    for node in assigns:
+        if any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.value)):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _role(item: ast.expr, rows: set[str], labels: str | None) -> str | None:
+    """``"y"`` for the labels parameter (or rows of it, ``y[keep]``), ``"x"`` for an item computed from the rows
+    (``X``, ``X[keep]``, ``self.scaler.transform(X)``, a name bound to such a value), else ``None``."""
+    root = _root(item)
+    if root is not None and root == labels:
+        return "y"
+    if root in rows or any(isinstance(n, ast.Name) and n.id in rows for n in ast.walk(item)):
+        return "x"
+    return None
+
+
 def _own_roles(func: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[str | None, ...], bool] | None:
     """``(roles, always)`` of a method returning a tuple of its rows/labels parameters (or of rows of them,
-    ``X[keep], y[keep]``), else ``None``."""
+    ``X[keep], y[keep]``, or of values computed from the rows, ``self.scaler.transform(X), y``), else ``None``."""
     params = [a.arg for a in func.args.posonlyargs + func.args.args][1:]  # after self
     if not params:
         return None
@@ -69,8 +91,8 @@ def _own_roles(func: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[str 
     pairs = [r for r in returns if isinstance(r, ast.Tuple) and len(r.elts) >= 2]
     if not pairs:
         return None
-    names = [_root(e) for e in pairs[0].elts]
-    roles = tuple("x" if n == rows else "y" if n is not None and n == labels else None for n in names)
+    held = _rows_names(func, rows)
+    roles = tuple(_role(e, held, labels) for e in pairs[0].elts)
     if "x" not in roles:
         return None
     return roles, len(pairs) == len(returns)

@@ -123,8 +123,11 @@ def _query_on_label(node: ast.Call, targets: set) -> bool:
 def _with_replacement(node: ast.Call) -> bool:
     """Random positions drawn with replacement: ``np.random.choice(n, k)`` (NumPy: ``replace=True`` by default),
     ``rng.integers(0, n, size=k)`` / ``np.random.randint(0, n, k)`` (a vector of positions, not one), an index
-    repeated (``df.index.repeat(w)``, ``np.repeat(idx, k)``)."""
+    repeated (``df.index.repeat(w)``, ``np.repeat(idx, k)``), ``random.choices(idx, k=n)`` (Python standard library,
+    ``random.choices``: "a k sized list of elements chosen from the population with replacement")."""
     name = call_name(node)
+    if name == "choices":
+        return _stdlib_random(node) and _keyword(node, "k") is not None
     if name == "choice":
         return _constant(_keyword(node, "replace")) is not False and (len(node.args) > 1 or _keyword(
             node, "size") is not None)
@@ -153,9 +156,14 @@ def _stdlib_sample(node: ast.Call) -> bool:
     """``random.sample(population, k)``: ``k`` distinct items of ``population`` (Python standard library,
     ``random.sample``: "a k length list of unique elements chosen from the population sequence"), the positions of
     rows when ``population`` is a table's index (``random.sample(df.query('y == 1').index.to_list(), k=8)``)."""
+    return call_name(node) == "sample" and _stdlib_random(node)
+
+
+def _stdlib_random(node: ast.Call) -> bool:
+    """``random.<f>(population, ...)``: a function of the standard library's ``random`` module given a population."""
     f = node.func
-    return isinstance(f, ast.Attribute) and f.attr == "sample" and isinstance(f.value, ast.Name) and \
-        f.value.id == "random" and bool(node.args)
+    return isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "random" and \
+        bool(node.args)
 
 
 def _numpy_call(node: ast.Call) -> bool:

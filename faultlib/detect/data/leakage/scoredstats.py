@@ -51,7 +51,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.predbuffers import is_prediction
-from faultlib.detect.data.leakage.targets import label_like
+from faultlib.detect.data.leakage.targets import call_name, label_like
 from faultlib.pyflow.walk import walk_once
 
 #: name tokens of a model's output for each row
@@ -76,11 +76,6 @@ def _prediction_name(name: str) -> bool:
     return bool(_words(name) & _PREDICTION_WORDS) or low in ("y_score", "y_scores", "y_hat", "yhat")
 
 
-def _called(node: ast.Call) -> str:
-    func = node.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-
-
 def _unwrap(node: ast.expr) -> ast.expr:
     """``y.values``, ``y.to_numpy().ravel()``, ``np.asarray(y)``, ``y[:, 1]``: the value underneath."""
     while True:
@@ -88,7 +83,7 @@ def _unwrap(node: ast.expr) -> ast.expr:
             node = node.value
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _KEEPS:
             node = node.func.value
-        elif isinstance(node, ast.Call) and _called(node) in ("array", "asarray", "Series") and node.args:
+        elif isinstance(node, ast.Call) and call_name(node) in ("array", "asarray", "Series") and node.args:
             node = node.args[0]
         else:
             return node
@@ -125,7 +120,7 @@ class _Program:
         if isinstance(node, ast.Name):
             return _prediction_name(node.id) or self._every_binding(node.id, scope, self.prediction, depth)
         if isinstance(node, ast.Call):
-            if "predict" in _called(node).lower():  # predict(bundle, test): a function named for predicting
+            if "predict" in call_name(node).lower():  # predict(bundle, test): a function named for predicting
                 return True
             return bool(node.args) and self.prediction(node.args[0], scope, depth + 1)  # apply_policy(preds, cfg)
         return False
@@ -175,7 +170,7 @@ class _Program:
         """A scored table made here: a dict of labels and predictions, or labels and predictions side by side."""
         if not isinstance(node, ast.Call):
             return False
-        name = _called(node)
+        name = call_name(node)
         if name == "DataFrame" and node.args and isinstance(node.args[0], ast.Dict):
             items = node.args[0].values
         elif name == "concat" and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)) and any(

@@ -29,11 +29,16 @@ import ast
 from dataclasses import dataclass
 
 from faultlib.detect.data.leakage.reportpicks import chooser_line, scopes, test_named
+from faultlib.detect.data.leakage.scorelists import is_metric
+from faultlib.detect.data.leakage.targets import call_name, label_like
 from faultlib.findings import Finding, Severity
 from faultlib.pyflow.walk import tree_fact
 
 _NESTED = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _FITS = frozenset({"fit", "fit_transform", "fit_resample"})
+#: words of a callee's name that say it evaluates a model (``evaluate``, ``score_model``, ``test_model``,
+#: ``compute_metrics``, ``get_accuracy``)
+_EVALUATING = ("eval", "score", "test", "metric", "accura")
 
 
 @dataclass(frozen=True)
@@ -60,11 +65,32 @@ def _straight(body: list[ast.stmt]) -> list[ast.Assign]:
     return sorted(found, key=lambda n: n.lineno)
 
 
+def _given(call: ast.Call) -> list[ast.expr]:
+    return [*call.args, *(k.value for k in call.keywords)]
+
+
+def _test_labels(node: ast.expr) -> bool:
+    """``y_test``, ``y_test[:, 0]``, ``test_labels``: the labels of rows named for testing."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Name) and test_named(node) and label_like(node.id)
+
+
+def _scoring(call: ast.Call) -> bool:
+    """``call`` reads the test labels or is an evaluation: a score compares predictions with labels, so a call
+    given the test labels (``evaluate(m, X_test, y_test)``), a metric (:func:`.scorelists.is_metric`) or a call
+    named for evaluating (``evaluate(m, test_loader)``, ``test_model(m, X_test)``) scores; a call given the test
+    rows alone for another measure (``time_predict(m, X_test)``: a latency, a size) does not."""
+    return any(_test_labels(a) for a in _given(call)) or is_metric(call) or any(
+        word in call_name(call).lower() for word in _EVALUATING)
+
+
 def _scores_test_rows(value: ast.expr) -> bool:
-    """``value`` holds a call, not a fit, that takes rows named for testing (``evaluate(m, X_test, y_test)``,
-    ``accuracy_score(y_test, m.predict(X_test))``)."""
-    return any(isinstance(c, ast.Call) and not (isinstance(c.func, ast.Attribute) and c.func.attr in _FITS)
-               and any(test_named(a) for a in [*c.args, *(k.value for k in c.keywords)]) for c in ast.walk(value))
+    """``value`` holds a call, not a fit, that takes rows named for testing, and a call that scores
+    (:func:`_scoring`: ``evaluate(m, X_test, y_test)``, ``accuracy_score(y_test, m.predict(X_test))``)."""
+    calls = [c for c in ast.walk(value) if isinstance(c, ast.Call) and not (
+        isinstance(c.func, ast.Attribute) and c.func.attr in _FITS)]
+    return any(test_named(a) for c in calls for a in _given(c)) and any(_scoring(c) for c in calls)
 
 
 def _stores(assigns: list[ast.Assign]) -> dict[str, list[tuple[int, object, str]]]:

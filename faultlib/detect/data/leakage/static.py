@@ -152,7 +152,7 @@ from faultlib.detect.data.leakage.searchfirst import SearchesBeforeSplits
 from faultlib.detect.data.leakage.powerfits import PowerFits
 from faultlib.detect.data.leakage.winsorfits import WinsorFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
-from faultlib.detect.data.leakage.transposed import TransposedTables, transposed
+from faultlib.detect.data.leakage.transposed import TransposedTables
 from faultlib.detect.data.leakage.classtests import result_field
 from faultlib.detect.data.leakage.keptparts import kept_second_parts
 from faultlib.detect.data.leakage.refits import names_a_test_set
@@ -404,7 +404,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
         if (field := result_field(base, attr)) is not None:
             return field  # ttest_ind(a, b).pvalue: the p-value of a score (classtests.py)
         if attr == "T" and isinstance(base, Data):
-            return transposed(base)  # a fit on the rows turned into columns is per-row now (transposed.py)
+            return self._turned(base)  # a fit on the rows turned into columns is per-row now (transposed.py)
         if isinstance(base, Container) and attr in ("items", "values") or isinstance(base, Tup) and attr in (
                 "append", "extend"):
             return Bound(base, attr)  # methods.items(), xs.append(...): see EstimatorSemantics._method_value

@@ -37,7 +37,7 @@ import ast
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.predbuffers import is_prediction
 from faultlib.detect.data.leakage.scoreloops import test_labels
-from faultlib.pyflow.walk import walk_once
+from faultlib.pyflow.walk import scope_nodes, walk_once
 
 _BEST = frozenset({"best", "optimal", "optimum", "opt"})
 _TOP = _BEST | {"max", "maximum", "highest"}
@@ -69,18 +69,6 @@ def _best_score(name: str) -> bool:
     return bool(words & _TOP) and not words & _CUTOFF and bool(words - _TOP)
 
 
-def _scope_nodes(scope: ast.AST) -> list[ast.AST]:
-    """The nodes of ``scope``'s body outside the functions and classes defined in it."""
-    out: list[ast.AST] = []
-    stack = list(getattr(scope, "body", []))
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
-    return out
-
-
 def _members(nodes: list[ast.AST], name: str, after: int) -> set[str]:
     """The attributes and string keys of ``name`` read after line ``after``."""
     out: set[str] = set()
@@ -100,7 +88,7 @@ def member_sweeps(tree: ast.Module) -> list[int]:
     out: set[int] = set()
     scopes = [tree, *(n for n in walk_once(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
     for scope in scopes:
-        nodes = _scope_nodes(scope)
+        nodes = scope_nodes(scope)  # (a nested function is a scope of its own)
         for stmt in nodes:
             if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)):
                 continue

@@ -23,6 +23,10 @@ So the fits made on exactly the rows being transposed (an estimator's or a stati
 into the transposed table. A fit on other rows (a scaler fitted on the training part and applied to this table)
 keeps its taint, and so does any fit made after the transposition (a scaler on the samples-by-genes table is the
 usual fit of every sample's value of a gene).
+
+Turning a table round twice gives it back (NumPy: ``a.T.T`` is ``a``): a table turned round and then turned back
+(written genes by samples for a file, read back for the model: ``pd.DataFrame(scaled).T`` then ``.T``) has its
+columns again, so the fits the first turn dropped are per-column statistics once more and come back.
 """
 
 from __future__ import annotations
@@ -42,14 +46,27 @@ def transposed(data: Data) -> Data:
 
 
 class TransposedTables:
-    """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`: ``df.transpose()`` (``.T`` is read in
-    ``Analyzer._attribute_value``) drops the fits of the rows it turns into columns."""
+    """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer`: ``df.transpose()`` and ``df.T`` (read in
+    ``Analyzer._attribute_value``) drop the fits of the rows they turn into columns, and a second turn of the table
+    one of them gave brings those fits back."""
+
+    def _turned(self, data: Data) -> Data:
+        """``data.T``: :func:`transposed`, except that a table this analysis turned round is turned back, with the
+        fits its turn dropped (the value is kept with them, so its ``id`` stays its own)."""
+        turns = self.__dict__.setdefault("_turns", {})
+        before = turns.get(id(data))
+        if before is not None and before[0] is data:
+            return data.with_(taints=data.taints | before[1])
+        out = transposed(data)
+        if out is not data:
+            turns[id(out)] = (out, data.taints - out.taints)
+        return out
 
     def _method_value(self, receiver: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call,
                       frame: Any) -> Any:
         data = maybe_data(receiver) if name == "transpose" and not args and not kwargs else None
         if data is not None:
-            return transposed(data)
+            return self._turned(data)
         return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
 
 
