@@ -111,15 +111,22 @@ def _dead(target: str, _stamp: int) -> frozenset[tuple[str, int]]:
         used |= _references(code)
     if not imported:
         return frozenset()
-    alive = used | set().union(*(_references(n) for n in tree.body if n not in funcs.values()))
+    return frozenset((node.name, node.lineno) for node in _unreached(tree, funcs, used))
+
+
+def _unreached(tree: ast.Module, defs: dict[str, ast.AST], used: set[str]) -> list:
+    """The definitions of ``defs`` whose name neither ``used`` (the names read elsewhere), the module's other
+    top-level code, nor a definition reached so far reads (a function a called function calls is called)."""
+    kept = set(defs.values())
+    alive = used | set().union(*(_references(n) for n in tree.body if n not in kept))
     grown = True
-    while grown:  # a function a called function calls is called
+    while grown:
         grown = False
-        for name, node in funcs.items():
+        for name, node in defs.items():
             if name in alive and (inner := _references(node) - alive):
                 alive |= inner
                 grown = True
-    return frozenset((name, node.lineno) for name, node in funcs.items() if name not in alive)
+    return [node for name, node in defs.items() if name not in alive]
 
 
 class UncalledHelpers:
