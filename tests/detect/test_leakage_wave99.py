@@ -5,27 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from faultlib.detect.data.leakage import analyze_file
-from faultlib.findings import Severity
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+from tests.detect.test_leakage_crossmodule import _alarms, _write
 
 
 def _dead(path: Path) -> frozenset[tuple[str, int]]:
     from faultlib.detect.data.leakage.deadhelpers import dead_functions
 
     return dead_functions(path)
-
-
-def _alarms(root: Path, entry: str) -> set[tuple[str, str, int]]:
-    report, _ = analyze_file(str(root / entry))
-    return {(f.kind, Path(f.location.get("file", "")).name, f.location.get("line")) for f in report.findings
-            if f.severity >= Severity.WARNING and f.kind != "analysis_incomplete"}
 
 
 # --- F1: a helper module's functions that no script calls -----------------------------------------------------

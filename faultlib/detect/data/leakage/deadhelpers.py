@@ -30,6 +30,7 @@ import ast
 from functools import lru_cache
 from pathlib import Path
 
+from faultlib.detect.data.leakage.bestepochs import _words
 from faultlib.pyflow.walk import walk_once
 
 #: calls that look a name up at run time: a project using one may call any function by a computed name
@@ -39,17 +40,9 @@ _DYNAMIC = frozenset({"globals", "locals", "vars", "eval", "exec", "__import__",
 def _references(tree: ast.AST) -> set[str]:
     """The names ``tree`` reads, the attributes it takes and the identifier-like strings it holds; an
     ``import f as g`` read as ``g`` is ``f``."""
-    out: set[str] = set()
-    renamed: dict[str, str] = {}
-    for node in walk_once(tree):
-        if isinstance(node, ast.Name):
-            out.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            out.add(node.attr)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
-            out.add(node.value)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            renamed.update({a.asname: a.name.rsplit(".", 1)[-1] for a in node.names if a.asname})
+    out = _words(tree)
+    renamed = {a.asname: a.name.rsplit(".", 1)[-1] for node in walk_once(tree)
+               if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names if a.asname}
     return out | {name for alias, name in renamed.items() if alias in out}
 
 
