@@ -70,6 +70,11 @@ class SemanticHooks:
         """Run a ``for`` loop over ``source`` in a subclass's own way; False to let the interpreter do it."""
         return False
 
+    def _left_uncalled(self, func: Any) -> bool:
+        """Whether a function the module never called is known to be called by nothing at all (a helper module's
+        function that none of its importers calls): it is then not run on opaque arguments at the end."""
+        return False
+
     def _class_value(self, cls: ClassVal) -> Any:
         """What calling a user class gives, if not an :class:`Instance` (``None``: an instance)."""
         return None

@@ -3,13 +3,14 @@
 It runs the module body once, abstractly: every variable holds an abstract value; assignments, tuple
 unpacking, item and attribute assignment (``d['k'] = v``, ``self.x = v``), function calls (inlined, with
 their arguments bound to the parameters), returns, classes and their instances are followed. Functions
-the module never calls are analysed afterwards with opaque arguments. Loops run once (a short literal
+the module never calls are analysed afterwards with opaque arguments (but those a subclass knows nothing calls at
+all, ``_left_uncalled``). Loops run once (a short literal
 list: once per item); ``if``/``else`` branches run in order.
 
 What a library call, a method of a library object, an item of a data value or a value's name *mean* is
 left to a subclass (the hooks of :class:`~faultlib.pyflow.hooks.SemanticHooks`: ``_library``, ``_method_value``, ``_attribute_value``, ``_subscript_value``,
 ``_bind_item``, ``_iterate``, ``_combine``, ``_named``, ``_opaque``, ``_may_become_container``,
-``_class_value``): the leakage analysis (:mod:`faultlib.detect.data.leakage.static`) gives them
+``_class_value``, ``_left_uncalled``): the leakage analysis (:mod:`faultlib.detect.data.leakage.static`) gives them
 scikit-learn's meaning; another analysis (which stateful objects a training script saves and restores) can
 give them its own.
 
@@ -135,7 +136,7 @@ class Interpreter(SemanticHooks):
             self._block(self.tree.body, frame)
             for value in list(self.globals.values()):  # functions and methods the module never called
                 for func in functions_of(value):
-                    if id(func.node) not in self._executed:
+                    if id(func.node) not in self._executed and not self._left_uncalled(func):
                         self._call_opaque(func)
             for func in self._unfollowed_funcs:  # a callback the module never calls itself, shadowed or nested
                 if id(func.node) not in self._executed:

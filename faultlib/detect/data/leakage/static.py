@@ -118,6 +118,7 @@ from faultlib.detect.data.leakage.samerows import same_rows_calls
 from faultlib.detect.data.leakage.targetfeatures import target_feature_findings
 from faultlib.detect.data.leakage.foldcols import FoldColumns, enumerated_pair, fold_positions, named_fold_loop
 from faultlib.detect.data.leakage.inputfns import InputFunctions
+from faultlib.detect.data.leakage.deadhelpers import UncalledHelpers
 from faultlib.detect.data.leakage.frames import Drawn, FrameSemantics
 from faultlib.detect.data.leakage.polars_exprs import PlExpr, combined_expr
 from faultlib.detect.data.leakage.handpicked import HandPicked
@@ -225,7 +226,8 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                PairReturns, FoldRankings, ClusterScores, InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, TransposedTables, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, GroupItems, ColumnItems,
                ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
-               SplitReach, InheritedMethods, CachedResults, LibraryStores, SaveHelpers, RelabelledMembers, Interpreter):
+               SplitReach, InheritedMethods, CachedResults, LibraryStores, SaveHelpers, RelabelledMembers, UncalledHelpers,
+               Interpreter):
     """Run the leakage analysis of one module.
 
     Args:
