@@ -51,6 +51,7 @@ from faultlib.detect.data.leakage.reportedlines import ReportedLines
 from faultlib.detect.data.leakage.targets import call_name
 from faultlib.detect.data.leakage.vocab import looks_like_test, looks_like_train, looks_like_validation, name_tokens
 from faultlib.findings import Severity
+from faultlib.detect.data.leakage.targets import read_words as _words
 from faultlib.pyflow.walk import tree_fact, walk_once
 
 __all__ = ["BestEpoch", "best_epoch_findings", "best_epochs"]
@@ -161,19 +162,6 @@ def _assigned_pairs(stmt: ast.Assign) -> list[tuple[ast.expr, ast.expr]]:
             out += list(zip(target.elts, stmt.value.elts))
         else:
             out.append((target, stmt.value))
-    return out
-
-
-def _words(node: ast.AST) -> set[str]:
-    """Names, attributes and string keys read in ``node``."""
-    out = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name):
-            out.add(n.id)
-        elif isinstance(n, ast.Attribute):
-            out.add(n.attr)
-        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.isidentifier():
-            out.add(n.value)
     return out
 
 

@@ -30,8 +30,8 @@ import ast
 from functools import lru_cache
 from pathlib import Path
 
-from faultlib.detect.data.leakage.bestepochs import _words
-from faultlib.pyflow.walk import walk_once
+from faultlib.detect.data.leakage.targets import read_words
+from faultlib.pyflow.walk import tree_fact, walk_once
 
 #: calls that look a name up at run time: a project using one may call any function by a computed name
 _DYNAMIC = frozenset({"globals", "locals", "vars", "eval", "exec", "__import__", "import_module"})
@@ -40,7 +40,7 @@ _DYNAMIC = frozenset({"globals", "locals", "vars", "eval", "exec", "__import__",
 def _references(tree: ast.AST) -> set[str]:
     """The names ``tree`` reads, the attributes it takes and the identifier-like strings it holds; an
     ``import f as g`` read as ``g`` is ``f``."""
-    out = _words(tree)
+    out = read_words(tree)
     renamed = {a.asname: a.name.rsplit(".", 1)[-1] for node in walk_once(tree)
                if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names if a.asname}
     return out | {name for alias, name in renamed.items() if alias in out}
@@ -60,6 +60,12 @@ def _looks_up_names(tree: ast.AST) -> bool:
                 isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
             return True
     return False
+
+
+def _script_facts(tree: ast.AST) -> tuple[bool, frozenset[str]]:
+    """Whether another script looks names up at run time, and the names it references: one walk per script and
+    tree (:func:`~faultlib.pyflow.walk.tree_fact`), however many helper modules of its project ask."""
+    return _looks_up_names(tree), frozenset(_references(tree))
 
 
 def _top_functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -98,10 +104,11 @@ def _dead(target: str, _stamp: int) -> frozenset[tuple[str, int]]:
     for other in [*project_scripts(root), *project_notebooks(root)]:
         if other.resolve() == path or (code := script_tree(other)) is None:
             continue
-        if _looks_up_names(code):
+        looks_up, references = tree_fact(code, _script_facts)
+        if looks_up:
             return frozenset()
         imported = imported or any(p.resolve() == path for p in _imported_siblings(code, other.parent))
-        used |= _references(code)
+        used |= references
     if not imported:
         return frozenset()
     return frozenset((node.name, node.lineno) for node in _unreached(tree, funcs, used))

@@ -27,6 +27,19 @@ _ACCESSORS = frozenset({"iloc", "loc", "at", "iat", "values", "T", "index", "col
                         "astype", "fillna", "append", "unique", "tolist", "to_numpy", "ravel", "reshape", "copy"})
 
 
+def read_words(node: ast.AST) -> set[str]:
+    """Names, attributes and identifier-like string constants read in ``node`` (``getattr(m, "pca")`` reads
+    ``pca``)."""
+    out = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            out.add(n.attr)
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.isidentifier():
+            out.add(n.value)
+    return out
+
 def node_name(node: ast.expr | None) -> str:
     """``a.b`` -> ``b``, ``a`` -> ``a``; ``""`` for any other expression (a call, a subscript, a constant). The one
     way the rules read the last name of a callee or an attribute chain."""
