@@ -58,7 +58,8 @@ class EventWriter(RunListener):
             self.stream.flush()
         except BrokenPipeError:
             self.parent_gone = True
-            raise KeyboardInterrupt from None
+            if _first_stop():
+                raise KeyboardInterrupt from None
 
     def run_started(self, run_id: str, run_dir: str) -> None:
         self.run_dir = run_dir
@@ -90,6 +91,19 @@ class EventWriter(RunListener):
 #: its process group: the same grace the pool gives a worker it stops (pool.CANCEL_GRACE_S)
 ORPHAN_GRACE_S = 30
 _parent_pid: int | None = None
+#: set by the first stop (SIGTERM, SIGHUP or the parent's closed pipe): the run is being finished from then on
+_stopping = False
+
+
+def _first_stop() -> bool:
+    """True the first time the worker is told to stop, False after. A killed parent tells it twice, in an
+    order nothing fixes: its end of the pipe closes as it exits, then the kernel sends ``PR_SET_PDEATHSIG``'s
+    SIGTERM. A second ``KeyboardInterrupt`` raised while the first is being handled would abort finishing
+    the run (no manifest, ``run.lock`` left); the orphan's grace (:data:`ORPHAN_GRACE_S`) bounds a
+    finishing that hangs instead."""
+    global _stopping
+    first, _stopping = not _stopping, True
+    return first
 
 
 def _give_up(signum, _frame) -> None:
@@ -103,7 +117,8 @@ def _interrupt(signum, _frame) -> None:
         # the regression is gone (killed): nobody will stop this worker if finishing the run hangs
         signal.signal(signal.SIGALRM, _give_up)
         signal.setitimer(signal.ITIMER_REAL, ORPHAN_GRACE_S)
-    raise KeyboardInterrupt
+    if _first_stop():
+        raise KeyboardInterrupt
 
 
 def _error(exc: BaseException) -> dict[str, Any]:
@@ -195,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     events = EventWriter(stream)
     try:
         result = run_case(spec, events)
-    except KeyboardInterrupt:  # a second signal while the first was being handled
+    except KeyboardInterrupt:  # the first stop came outside the runner (while the result was put together)
         result = {"record": events.record.to_json() if events.record else None, "interrupted": True,
                   "run_dir": events.run_dir}
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the result must get out whole

@@ -1,0 +1,52 @@
+"""A worker is stopped once: a killed regression tells it twice (its pipe closes, then ``PR_SET_PDEATHSIG``'s
+SIGTERM comes), in either order, and a second ``KeyboardInterrupt`` would abort finishing the run."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+
+import pytest
+
+from faultlib.regress import worker
+
+
+@pytest.fixture
+def fresh_worker(monkeypatch):
+    monkeypatch.setattr(worker, "_stopping", False, raising=False)
+    monkeypatch.setattr(worker, "_parent_pid", None)  # no orphan alarm in this process
+
+
+def _closed_pipe_writer() -> worker.EventWriter:
+    read, write = os.pipe()
+    os.close(read)
+    return worker.EventWriter(io.TextIOWrapper(io.FileIO(write, "w", closefd=True), write_through=True))
+
+
+def test_the_closed_pipe_interrupts_and_the_later_sigterm_does_not(fresh_worker):
+    events = _closed_pipe_writer()
+    with pytest.raises(KeyboardInterrupt):
+        events.step("faulted", 3, 10)
+    assert events.parent_gone
+    events.assertions_started(3)  # the parent is gone: nothing written, nothing raised
+    worker._interrupt(signal.SIGTERM, None)  # PR_SET_PDEATHSIG's SIGTERM, while the run is being finished
+
+
+def test_the_sigterm_interrupts_and_the_later_closed_pipe_does_not(fresh_worker):
+    events = _closed_pipe_writer()
+    with pytest.raises(KeyboardInterrupt):
+        worker._interrupt(signal.SIGTERM, None)
+    events.step("faulted", 3, 10)  # finishing the run writes an event into the closed pipe: absorbed
+    assert events.parent_gone
+    worker._interrupt(signal.SIGHUP, None)
+
+
+def test_a_live_parent_hears_every_event(fresh_worker):
+    read, write = os.pipe()
+    with os.fdopen(write, "w") as stream:
+        events = worker.EventWriter(stream)
+        events.step("control", 1, 2)
+        events.assertions_started(3)
+    with os.fdopen(read) as lines:
+        assert [line.split('"')[3] for line in lines] == ["step", "assertions_started"]
