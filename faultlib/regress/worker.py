@@ -121,6 +121,37 @@ def _interrupt(signum, _frame) -> None:
         raise KeyboardInterrupt
 
 
+def _redeliver_swallowed_stop(unraisable) -> None:
+    """``sys.unraisablehook``: a signal handler runs between any two bytecodes, also inside code whose
+    exceptions Python only prints and drops ("Exception ignored in": ``os.register_at_fork`` callbacks such as
+    logging's lock release after the worker forks a workload, finalizers). A stop raised there is lost, and
+    the worker would run on until its phase's timeout. Here it is sent again, from a thread after
+    :data:`REDELIVER_AFTER_S` (a handler that ran inside this hook would be dropped too): the next
+    ``KeyboardInterrupt`` is raised in the code the worker is running."""
+    _previous_unraisablehook(unraisable)
+    global _stopping
+    if unraisable.exc_type is KeyboardInterrupt and _stopping:
+        _stopping = False
+        import threading
+
+        threading.Timer(REDELIVER_AFTER_S, os.kill, (os.getpid(), signal.SIGTERM)).start()
+
+
+#: seconds before a swallowed stop is sent again: long enough for the hook that reported it to have returned
+REDELIVER_AFTER_S = 0.05
+_previous_unraisablehook = sys.__unraisablehook__
+
+
+def install_stop_handlers() -> None:
+    """SIGTERM and SIGHUP stop the run (``KeyboardInterrupt``, once: :func:`_first_stop`); a stop Python
+    swallowed is sent again (:func:`_redeliver_swallowed_stop`)."""
+    global _previous_unraisablehook
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _interrupt)
+    if sys.unraisablehook is not _redeliver_swallowed_stop:
+        _previous_unraisablehook, sys.unraisablehook = sys.unraisablehook, _redeliver_swallowed_stop
+
+
 def _error(exc: BaseException) -> dict[str, Any]:
     return {"type": type(exc).__name__, "message": str(exc) or type(exc).__name__,
             "exit_code": getattr(exc, "exit_code", 1), "field": getattr(exc, "field", None)}
@@ -199,8 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     from faultlib.archive.credentials import secure_process
 
     secure_process(sys.orig_argv)  # takes the credentials from the parent's pipe, if it sent any
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _interrupt)
+    install_stop_handlers()
     args = sys.argv[1:] if argv is None else argv
     spec = json.loads(args[0])
     global _parent_pid

@@ -6,6 +6,9 @@ from __future__ import annotations
 import io
 import os
 import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -50,3 +53,29 @@ def test_a_live_parent_hears_every_event(fresh_worker):
         events.assertions_started(3)
     with os.fdopen(read) as lines:
         assert [line.split('"')[3] for line in lines] == ["step", "assertions_started"]
+
+
+SWALLOWED_STOP = """
+import os, signal, sys
+from faultlib.regress import worker
+
+worker.install_stop_handlers()
+# the stop comes while an at-fork callback runs (as logging's does): Python prints and drops what it raises
+os.register_at_fork(after_in_parent=lambda: os.kill(os.getpid(), signal.SIGTERM) or sum(range(100000)))
+try:
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    total = sum(range(3 * 10 ** 7))  # the workload the worker would go on with
+    print("ran on", total)
+except KeyboardInterrupt:
+    print("stopped")
+"""
+
+
+def test_a_stop_swallowed_by_an_at_fork_callback_is_sent_again(tmp_path):
+    proc = subprocess.run([sys.executable, "-c", SWALLOWED_STOP], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(Path(worker.__file__).parents[2])})
+    assert "Exception ignored" in proc.stderr, "the first KeyboardInterrupt was raised inside the callback"
+    assert proc.stdout.strip() == "stopped", proc.stdout + proc.stderr
