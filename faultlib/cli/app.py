@@ -26,8 +26,10 @@ __all__ = ["app", "main"]
 def _terminate(signum, _frame) -> None:
     """SIGTERM / SIGHUP (a CI cancel, a closed terminal) stop a run the way Ctrl-C does: the
     repro's process group is killed and the run is recorded with verdict error."""
+    from faultlib import stops
+
     state["signal"] = signum
-    raise KeyboardInterrupt
+    stops.interrupt(signum)
 
 
 def _capped(error: object) -> object:
@@ -60,8 +62,11 @@ def main(argv: list[str] | None = None) -> None:
 
     if argv is None:  # the console script: archive keys leave the environment block before anything runs
         secure_process()
+    from faultlib.stops import resend_swallowed_stops
+
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _terminate)
+    resend_swallowed_stops()  # a stop raised inside an at-fork callback or a finalizer is not lost
     try:
         code = app.main(args=argv, prog_name="faultlib", standalone_mode=False)
     except FaultlibError as exc:

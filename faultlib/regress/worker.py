@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from faultlib.events import RunListener
+from faultlib import stops
 
 
 class EventWriter(RunListener):
@@ -58,8 +59,7 @@ class EventWriter(RunListener):
             self.stream.flush()
         except BrokenPipeError:
             self.parent_gone = True
-            if _first_stop():
-                raise KeyboardInterrupt from None
+            stops.interrupt(signal.SIGTERM, once=True)
 
     def run_started(self, run_id: str, run_dir: str) -> None:
         self.run_dir = run_dir
@@ -91,21 +91,6 @@ class EventWriter(RunListener):
 #: its process group: the same grace the pool gives a worker it stops (pool.CANCEL_GRACE_S)
 ORPHAN_GRACE_S = 30
 _parent_pid: int | None = None
-#: set by the first stop (SIGTERM, SIGHUP or the parent's closed pipe): the run is being finished from then on
-_stopping = False
-
-
-def _first_stop() -> bool:
-    """True the first time the worker is told to stop, False after. A killed parent tells it twice, in an
-    order nothing fixes: its end of the pipe closes as it exits, then the kernel sends ``PR_SET_PDEATHSIG``'s
-    SIGTERM. A second ``KeyboardInterrupt`` raised while the first is being handled would abort finishing
-    the run (no manifest, ``run.lock`` left); the orphan's grace (:data:`ORPHAN_GRACE_S`) bounds a
-    finishing that hangs instead."""
-    global _stopping
-    first, _stopping = not _stopping, True
-    return first
-
-
 def _give_up(signum, _frame) -> None:
     """The orphan's grace ran out: kill the worker's process group (the worker included), now."""
     os.killpg(os.getpgrp(), signal.SIGKILL)
@@ -117,39 +102,18 @@ def _interrupt(signum, _frame) -> None:
         # the regression is gone (killed): nobody will stop this worker if finishing the run hangs
         signal.signal(signal.SIGALRM, _give_up)
         signal.setitimer(signal.ITIMER_REAL, ORPHAN_GRACE_S)
-    if _first_stop():
-        raise KeyboardInterrupt
-
-
-def _redeliver_swallowed_stop(unraisable) -> None:
-    """``sys.unraisablehook``: a signal handler runs between any two bytecodes, also inside code whose
-    exceptions Python only prints and drops ("Exception ignored in": ``os.register_at_fork`` callbacks such as
-    logging's lock release after the worker forks a workload, finalizers). A stop raised there is lost, and
-    the worker would run on until its phase's timeout. Here it is sent again, from a thread after
-    :data:`REDELIVER_AFTER_S` (a handler that ran inside this hook would be dropped too): the next
-    ``KeyboardInterrupt`` is raised in the code the worker is running."""
-    _previous_unraisablehook(unraisable)
-    global _stopping
-    if unraisable.exc_type is KeyboardInterrupt and _stopping:
-        _stopping = False
-        import threading
-
-        threading.Timer(REDELIVER_AFTER_S, os.kill, (os.getpid(), signal.SIGTERM)).start()
-
-
-#: seconds before a swallowed stop is sent again: long enough for the hook that reported it to have returned
-REDELIVER_AFTER_S = 0.05
-_previous_unraisablehook = sys.__unraisablehook__
+    stops.interrupt(signum, once=True)
 
 
 def install_stop_handlers() -> None:
-    """SIGTERM and SIGHUP stop the run (``KeyboardInterrupt``, once: :func:`_first_stop`); a stop Python
-    swallowed is sent again (:func:`_redeliver_swallowed_stop`)."""
-    global _previous_unraisablehook
+    """SIGTERM and SIGHUP stop the run (``KeyboardInterrupt``), once: a killed regression tells its worker
+    twice, in an order nothing fixes (its end of the pipe closes as it exits, then the kernel sends
+    ``PR_SET_PDEATHSIG``'s SIGTERM), and a second ``KeyboardInterrupt`` while the first is handled would abort
+    finishing the run (no manifest, ``run.lock`` left). A stop Python swallowed is sent again
+    (:mod:`faultlib.stops`)."""
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _interrupt)
-    if sys.unraisablehook is not _redeliver_swallowed_stop:
-        _previous_unraisablehook, sys.unraisablehook = sys.unraisablehook, _redeliver_swallowed_stop
+    stops.resend_swallowed_stops()
 
 
 def _error(exc: BaseException) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """A worker is stopped once: a killed regression tells it twice (its pipe closes, then ``PR_SET_PDEATHSIG``'s
-SIGTERM comes), in either order, and a second ``KeyboardInterrupt`` would abort finishing the run."""
+SIGTERM comes), in either order, and a second ``KeyboardInterrupt`` would abort finishing the run. A stop
+Python swallowed (raised inside an at-fork callback) is sent again, for the worker and for the CLI."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from faultlib import stops
 from faultlib.regress import worker
 
 
 @pytest.fixture
 def fresh_worker(monkeypatch):
-    monkeypatch.setattr(worker, "_stopping", False, raising=False)
+    monkeypatch.setattr(stops, "_raised", None)
     monkeypatch.setattr(worker, "_parent_pid", None)  # no orphan alarm in this process
 
 
@@ -57,9 +59,7 @@ def test_a_live_parent_hears_every_event(fresh_worker):
 
 SWALLOWED_STOP = """
 import os, signal, sys
-from faultlib.regress import worker
-
-worker.install_stop_handlers()
+INSTALL
 # the stop comes while an at-fork callback runs (as logging's does): Python prints and drops what it raises
 os.register_at_fork(after_in_parent=lambda: os.kill(os.getpid(), signal.SIGTERM) or sum(range(100000)))
 try:
@@ -74,8 +74,17 @@ except KeyboardInterrupt:
 """
 
 
-def test_a_stop_swallowed_by_an_at_fork_callback_is_sent_again(tmp_path):
-    proc = subprocess.run([sys.executable, "-c", SWALLOWED_STOP], capture_output=True, text=True, timeout=120,
+INSTALLS = {
+    "regress worker": "from faultlib.regress import worker; worker.install_stop_handlers()",
+    "faultlib CLI": ("from faultlib.cli import app; from faultlib import stops; "
+                     "signal.signal(signal.SIGTERM, app._terminate); stops.resend_swallowed_stops()"),
+}
+
+
+@pytest.mark.parametrize("who", sorted(INSTALLS))
+def test_a_stop_swallowed_by_an_at_fork_callback_is_sent_again(tmp_path, who):
+    script = SWALLOWED_STOP.replace("INSTALL", INSTALLS[who])
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                           cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(Path(worker.__file__).parents[2])})
     assert "Exception ignored" in proc.stderr, "the first KeyboardInterrupt was raised inside the callback"
     assert proc.stdout.strip() == "stopped", proc.stdout + proc.stderr
