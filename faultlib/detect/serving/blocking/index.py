@@ -23,7 +23,6 @@ from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS, Inference
 from faultlib.detect.serving.blocking.iterables import iterated
 from faultlib.detect.serving.blocking.caller_types import caller_type, untyped
 from faultlib.detect.serving.blocking.lazy_generators import lazy_parameter
-from faultlib.detect.serving.blocking.library_params import library_parameter
 from faultlib.detect.serving.blocking.module_annotations import names_a_module, returned_types
 from faultlib.detect.serving.blocking.callable_defaults import holds_function
 from faultlib.detect.serving.blocking.stores import Stores
@@ -262,8 +261,6 @@ class Index(TypeOf):
                 else self.annotation_type(arg.annotation, func.module))
             if found is None and untyped(arg.annotation):  # `embedder: Any` every caller fills with one class
                 found = caller_type(self, func, arg.arg)
-            if found is None:  # def clip_text(self, page): page.get_text() -- every caller passes a fitz Page
-                found = library_parameter(self, func, arg)
             # def build(segments: Iterable): [s for s in segments] -- a lazy iterable every caller passes
             found = lazy_parameter(self, func, arg) or found
             if found is not None:

@@ -1,4 +1,4 @@
-"""A helper's open parameter that every caller fills with one library object the vocabulary describes.
+"""A method called on a helper's open parameter that every caller fills with one library object.
 
 ``[self.clip_text(doc[n], box) for n, box in boxes]`` in an ``async def``, with ``doc = fitz.open(stream=data)``,
 and ``def clip_text(self, page, box): return page.get_text("text", clip=box)``: the helper's ``page`` is a PyMuPDF
@@ -6,14 +6,15 @@ and ``def clip_text(self, page, box): return page.get_text("text", clip=box)``: 
 thread (https://pymupdf.readthedocs.io/en/latest/page.html#Page.get_text) -- on the loop here. The parameter
 carries no annotation (or ``Any``), so only its callers say what it holds.
 
-A parameter is typed so when every call site of the function in the analysed files passes a value of the same
-library type (:func:`~faultlib.detect.serving.blocking.caller_types.caller_type` with that test: a site with a value
-of unknown or other type answers nothing) and the function itself calls on the parameter a method the vocabulary
-lists for that type. The second condition keeps the rule from typing a parameter whose other uses an untyped
-reading handles (measured on the corpus, typing open parameters from their callers with classes of the files lost
-true findings; see :func:`~faultlib.detect.serving.blocking.caller_types.untyped`). Used by
-:meth:`~faultlib.detect.serving.blocking.index.Index.local_types` (held-out wave 77: a PDF parsing service's
-per-element text helper).
+``param.method(...)`` whose receiver has no type otherwise is the library's ``Type.method`` when every call site of
+the function in the analysed files passes a value of the same library type for that parameter
+(:func:`~faultlib.detect.serving.blocking.caller_types.caller_type` with that test: a site with a value of unknown
+or other type answers nothing). The parameter is not typed for the rest of the analysis, only this call is named
+(measured on the corpus, typing open parameters from their callers with classes of the files lost true findings,
+see :func:`~faultlib.detect.serving.blocking.caller_types.untyped`; and typing every open parameter from its callers
+while the locals are typed walked up long chains of helpers past the recursion limit on a 95-file service). Used by
+:meth:`~faultlib.detect.serving.blocking.reach.Reachability._blocking` for a call it resolved to nothing (held-out
+wave 77: a PDF parsing service's per-element text helper).
 """
 
 from __future__ import annotations
@@ -23,29 +24,37 @@ import ast
 from faultlib.detect.serving.blocking.caller_types import caller_type, untyped
 from faultlib.detect.serving.blocking.model import Func, nodes_of
 
-__all__ = ["library_parameter"]
+__all__ = ["parameter_target"]
 
 
-def library_parameter(index, func: Func, arg: ast.arg) -> str | None:
-    """The library type every caller passes for ``arg`` of ``func`` (unannotated or ``Any``) when ``func`` calls a
-    method of that type's vocabulary family on it, or None."""
-    if arg.annotation is not None and not untyped(arg.annotation):
+def parameter_target(index, call: ast.Call, func: Func) -> str | None:
+    """``"pkg.Type.method"`` for ``call`` = ``param.method(...)`` on an open parameter of ``func`` (unannotated or
+    ``Any``) that every caller fills with one library type, when the vocabulary lists that method for the type;
+    else None."""
+    if not (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)):
         return None
-    methods = _called_methods(func, arg.arg)
-    if not methods:
+    arg = _open_parameter(func, call.func.value.id)
+    if arg is None or index.type_of(call.func.value, func) is not None:
         return None
     typed = caller_type(index, func, arg.arg, accept=_library)
-    if typed is None or not any(index.vocab.family_kind(typed, m) is not None for m in methods):
+    if typed is None or index.vocab.family_kind(typed, call.func.attr) is None:
         return None
-    return typed
+    return f"{typed}.{call.func.attr}"
+
+
+def _open_parameter(func: Func, name: str) -> ast.arg | None:
+    """``func``'s parameter ``name`` when it is annotated with nothing or ``Any`` and never rebound in the body
+    (``self``/``cls`` excluded)."""
+    args = func.node.args
+    params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    if func.cls is not None and params and params[0].arg == name:
+        return None
+    arg = next((a for a in params if a.arg == name), None)
+    if arg is None or not (arg.annotation is None or untyped(arg.annotation)):
+        return None
+    rebound = any(isinstance(n.ctx, ast.Store) and n.id == name for n in nodes_of(func, ast.Name))
+    return None if rebound else arg  # `page = other` in the body: no longer what the callers passed
 
 
 def _library(index, typed) -> bool:
     return isinstance(typed, str) and not typed.startswith("builtins.")
-
-
-def _called_methods(func: Func, name: str) -> set[str]:
-    """The methods called directly on the name ``name`` in ``func``'s body (``name.method(...)``)."""
-    return {call.func.attr for call in nodes_of(func, ast.Call)
-            if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
-            and call.func.value.id == name}
