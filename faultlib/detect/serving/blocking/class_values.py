@@ -20,7 +20,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Klass, dotted
 
-__all__ = ["class_valued", "held_class", "instance_valued"]
+__all__ = ["class_valued", "held_class", "instance_valued", "named_class"]
 
 
 def class_valued(index, klass: Klass) -> dict[str, Klass]:
@@ -98,3 +98,18 @@ def instance_valued(index, klass: Klass) -> dict:
         if typed is not None and not (isinstance(typed, str) and typed.startswith(DESCRIPTOR_PACKAGES)):
             found[stmt.targets[0].id] = typed
     return found
+
+
+def named_class(index, value: ast.expr, module) -> Klass | None:
+    """The class of the analysed files ``value`` names (``PasswordService``, ``services.PasswordService``), stored
+    as it is rather than instantiated, or None. Sanic's ``app.ctx.PasswordService = PasswordService`` in a startup
+    function keeps the class on the application context (https://sanic.dev/en/guide/basics/app.html#application-
+    context), and a handler reaches its class attributes through it (``app.ctx.PasswordService.pwd_context.verify``:
+    the ``CryptContext`` the class body builds); like a class-valued attribute (:func:`class_valued`), the value is
+    typed as that class. Used by :meth:`~faultlib.detect.serving.blocking.infer.Inference.stored_attribute` for an
+    application's state (held-out wave 77: a Sanic travel API's password service)."""
+    parts = dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
+    if not parts:
+        return None
+    named = index.resolve_parts(parts, module, None)
+    return named if isinstance(named, Klass) else None

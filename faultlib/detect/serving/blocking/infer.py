@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.callback_args import handed_arguments
+from faultlib.detect.serving.blocking.class_values import named_class
 from faultlib.detect.serving.blocking.decorator_args import leading_arguments
 from faultlib.detect.serving.blocking.handed_in import lineage, stored_arguments
 from faultlib.detect.serving.blocking.model import (Func, Module, Type, _is_static, dotted, module_nodes, module_nodes_of,
@@ -247,8 +248,9 @@ class Inference:
         found = []
         for module in self.index.distinct_modules():
             for key, value in module.attr_values.items():
-                if key.split(".")[-3:] == ["app", holder, name]:
-                    typed = self.index.type_of(value, self.module_func(module))
+                if key.split(".")[-3:] == ["app", holder, name]:  # app.ctx.Service = Service: the class itself
+                    typed = self.index.type_of(value, self.module_func(module)) or named_class(self.index, value,
+                                                                                              module)
                     if typed is not None:
                         found.append(typed)
         return agreed(found, strict=True)

@@ -45,6 +45,7 @@ from faultlib.detect.serving.blocking.body_calls import BodyCalls, Budget, Offlo
 from faultlib.detect.serving.blocking.decorated import decorator_wrappers
 from faultlib.detect.serving.blocking.extension_setups import extension_setups
 from faultlib.detect.serving.blocking import inferred
+from faultlib.detect.serving.blocking.library_params import parameter_target
 from faultlib.detect.serving.blocking.sites import Site, any_of_site, argument_blocks, named_site
 from faultlib.detect.serving.blocking.passed import called_here
 from faultlib.detect.serving.blocking.wrappers import on_loop
@@ -291,6 +292,8 @@ class Reachability(BodyCalls):
         site = self._typed(call, func, inference, target)
         if site is None and target is None:
             site = any_of_site(index, call, func)
+        if site is None and target is None and (named := parameter_target(index, call, func)) is not None:
+            site = named_site(index, named, call, func)  # page.get_text() where every caller passes a fitz Page
         if site is None and target is None and index.installed is not None:  # class A(library.Base): self.m()
             site = index.installed.inherited_site(index, call, func)
         return site if site is not None or target is not None else inferred.site(index, None, call, func)

@@ -107,8 +107,10 @@ class TypeOf:
             if isinstance(owner, Klass) and isinstance(expr, ast.Attribute):
                 return self.attribute_type(owner, expr.attr)
             if isinstance(owner, str):  # a sub-client: client.chat.completions, mongo["db"]["collection"]
-                return self.vocab.sub_resource(owner, expr.attr if isinstance(expr, ast.Attribute) else "[]") or (
-                    hung_attribute(self, expr, func, owner) if isinstance(expr, ast.Attribute) and func else None)
+                if isinstance(expr, ast.Subscript):  # doc[n] of a fitz Document: the Page its __getitem__ returns
+                    return self.vocab.sub_resource(owner, "[]") or self.vocab.returns.get(f"{owner}.__getitem__")
+                return self.vocab.sub_resource(owner, expr.attr) or (
+                    hung_attribute(self, expr, func, owner) if func else None)
             if owner is None and isinstance(expr, ast.Subscript) and func is not None:
                 return (settings_value(self, expr.value, expr.slice, func)  # a Tornado handler's self.settings["db"]
                         or self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]

@@ -62,6 +62,7 @@ ATTRIBUTE_TYPES: dict[str, dict[str, str]] = {
     **{name: {"file": "tempfile.SpooledTemporaryFile"} for name in (
         "fastapi.UploadFile", "fastapi.datastructures.UploadFile", "starlette.datastructures.UploadFile")},
     "sqlalchemy.orm.DeclarativeBase": {"metadata": "sqlalchemy.MetaData"},
+    "IndexedRedis.IndexedRedisModel": {"objects": "IndexedRedis.IndexedRedisQuery"},  # libraries.redisorms
     # https://langchain-mongodb.readthedocs.io/ MongoDBAtlasVectorSearch(collection, ...): the pymongo Collection it
     # was given, kept as ``_collection`` (a subclass's own queries run on it; held-out wave 71)
     **{s: {"_collection": "pymongo.collection.Collection"} for s in (

@@ -19,7 +19,8 @@ C, F = "blocking_cpu", "blocking_file_io"
 
 PYMUPDF = ("https://pymupdf.readthedocs.io/en/latest/document.html (open/Document read and parse the file or "
            "stream -- without a file name or stream they create a new empty PDF in memory; Page.get_text and "
-           "get_pixmap extract and render in the calling thread; save writes)")
+           "get_pixmap extract and render in the calling thread; Document.extract_image decodes an embedded image's "
+           "stream into its bytes; save writes)")
 EBOOKLIB = ("https://docs.sourcefabric.org/projects/ebooklib/en/latest/tutorial.html#reading-epub (read_epub opens "
             "the EPUB zip and parses every item; write_epub writes the whole book)")
 MIDO = ("https://mido.readthedocs.io/en/stable/files/midi.html (MidiFile(filename or file=) reads and parses the "
@@ -77,7 +78,7 @@ DOCUMENTS = Vocabulary(
     },
     families=(
         Family(_DOCUMENTS, {"save": F, "ez_save": F, "tobytes": C, "write": C, "get_page_text": C,
-                            "get_page_pixmap": C, "convert_to_pdf": C, "insert_pdf": C}, PYMUPDF),
+                            "get_page_pixmap": C, "convert_to_pdf": C, "insert_pdf": C, "extract_image": C}, PYMUPDF),
         Family(_PAGES, {m: C for m in ("get_text", "get_textpage", "get_pixmap", "search_for", "get_text_words",
                                        "get_text_blocks", "find_tables")}, PYMUPDF),
         Family(("mido.MidiFile",), {"save": F}, MIDO),
