@@ -5,7 +5,11 @@ hand it (``run_server(servicer_cls=DetectService, port=50052)``): the constructo
 runs on the loop. :func:`passed_callees` answers with the functions and classes of the analysed files that every call
 site of the function passes for that parameter by reference (a name or dotted name, positionally or by keyword; the
 default for a call site that leaves it out). One call site passing anything else (a lambda, a call's result, ``*args``)
-or a caller that cannot be resolved answers nothing: the parameter stays unknown. Used by
+or a caller that cannot be resolved answers nothing: the parameter stays unknown. A call site that passes on a parameter
+of its own function (``await drive(items, on_done=on_done)`` in ``middle(items, on_done=None)``) hands over what the
+callers of that function pass for it, through any number of such hops (held-out wave 78: a review callback handed
+from an entrypoint through a task to the coroutine that calls it); the function passing its own parameter back to
+itself adds nothing. Used by
 :func:`~faultlib.detect.serving.blocking.choices.picked`. :func:`passed_names` answers the same question when every
 site passes a third-party callable (``_batch(ids, operation=self.collection.upsert)``, then ``operation(ids=...)``
 in ``_batch``: the Chroma write runs there); :meth:`~faultlib.detect.serving.blocking.index.Index.callee` names it.
@@ -129,12 +133,28 @@ def _compute(index, func: Func, name: str) -> list:
             value = call.args[position]
         if value is None:
             value, caller = default, func
+        if isinstance(value, ast.Name) and isinstance(caller, Func) and _forwards(caller, value.id):
+            if caller is func and value.id == name:
+                continue  # drive(rest, on_done=on_done) in drive itself: what the other sites pass
+            handed = _passed(index, caller, value.id)  # middle(items, on_done) -> drive(items, on_done=on_done)
+            if not handed:
+                return []
+            found += [h for h in handed if all(h is not f and h != f for f in found)]
+            continue
         passed = index.callee(value, caller) if value is not None and dotted(value) else None
         if not isinstance(passed, (Func, Klass, str)) or (isinstance(passed, str) and passed.startswith("builtins.")):
             return []
         if all(passed is not f and passed != f for f in found):
             found.append(passed)
     return found if len(found) <= MAX_CALLEES else []
+
+
+def _forwards(caller: Func, name: str) -> bool:
+    """``name`` is a parameter of ``caller`` that it never rebinds: passing it on hands over what its callers pass."""
+    args = caller.node.args
+    if name not in [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]:
+        return False
+    return not any(n.id == name and isinstance(n.ctx, ast.Store) for n in nodes_of(caller, ast.Name))
 
 
 def _default(args: ast.arguments, name: str) -> ast.expr | None:
