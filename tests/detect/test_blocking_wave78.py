@@ -233,3 +233,59 @@ def test_a_forwarded_parameter_the_last_function_never_calls_is_silent(tmp_path)
         await middle(items, on_done=notify)
     """)
     assert not found
+
+
+_MIXED = """
+    async def middle(items, on_done=None):
+        await drive(items, on_done=on_done)
+
+
+    @app.post("/quiet")
+    async def quiet(items: list[str]):
+        await middle(items, on_done=lambda item: None)
+"""
+
+
+def test_a_callback_forwarded_at_one_call_site_runs_there_when_another_passes_a_lambda(tmp_path):
+    found = flagged(tmp_path, _CHAIN_HEAD + _MIXED + """
+
+    @app.post("/run")
+    async def run(items: list[str]):
+        await middle(items, on_done=notify)
+    """)
+    assert _NOTIFY in found
+
+
+def test_a_callback_forwarded_to_a_function_run_in_a_thread_is_silent(tmp_path):
+    found = flagged(tmp_path, """
+    import requests
+    from asgiref.sync import sync_to_async
+    from fastapi import FastAPI
+
+    app = FastAPI()
+
+
+    def notify(item):
+        requests.post("http://chat.invalid/hook", json={"item": item})
+
+
+    @sync_to_async
+    def drive(items, on_done=None):
+        for item in items:
+            on_done(item)
+
+
+    async def middle(items, on_done=None):
+        await drive(items, on_done=on_done)
+
+
+    @app.post("/quiet")
+    async def quiet(items: list[str]):
+        await middle(items, on_done=lambda item: None)
+
+
+    @app.post("/run")
+    async def run(items: list[str]):
+        await middle(items, on_done=notify)
+    """)
+    assert not found
