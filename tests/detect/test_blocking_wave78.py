@@ -115,8 +115,11 @@ def test_a_sync_task_also_called_directly_from_a_handler_blocks_there(tmp_path):
 
 _NOTIFY = ("blocking_http", 'requests.post("http://chat.invalid/hook", json={"item": item})')
 
-_CHAIN_HEAD = """
+_HOOK = """
+    import asyncio
+
     import requests
+    from asgiref.sync import sync_to_async
     from fastapi import FastAPI
 
     app = FastAPI()
@@ -124,7 +127,9 @@ _CHAIN_HEAD = """
 
     def notify(item):
         requests.post("http://chat.invalid/hook", json={"item": item})
+"""
 
+_DRIVE = """
 
     async def drive(items, on_done=None):
         for item in items:
@@ -132,17 +137,30 @@ _CHAIN_HEAD = """
                 on_done(item)
 """
 
+_MIDDLE = """
+
+    async def middle(items, on_done=None):
+        await drive(items, on_done=on_done)
+"""
+
+_RUN = """
+
+    @app.post("/run")
+    async def run(items: list[str]):
+        await middle(items, on_done=notify)
+"""
+
+_QUIET = """
+
+    @app.post("/quiet")
+    async def quiet(items: list[str]):
+        await middle(items, on_done=lambda item: None)
+"""
+
 _CHAINS = {
-    "one middle function, by keyword": """
-        async def middle(items, on_done=None):
-            await drive(items, on_done=on_done)
+    "one middle function, by keyword": _DRIVE + _MIDDLE + _RUN,
+    "two middle functions, by position": _DRIVE + """
 
-
-        @app.post("/run")
-        async def run(items: list[str]):
-            await middle(items, on_done=notify)
-    """,
-    "two middle functions, by position": """
         async def outer(items, cb):
             await middle(items, cb)
 
@@ -155,10 +173,7 @@ _CHAINS = {
         async def run(items: list[str]):
             await outer(items, notify)
     """,
-    "a closure of the handler": """
-        async def middle(items, on_done=None):
-            await drive(items, on_done=on_done)
-
+    "a closure of the handler": _DRIVE + _MIDDLE + """
 
         @app.post("/run")
         async def run(items: list[str]):
@@ -167,125 +182,45 @@ _CHAINS = {
 
             await middle(items, on_done=done)
     """,
+    "one call site, when another passes a lambda": _DRIVE + _MIDDLE + _QUIET + _RUN,
 }
+
+
+def _service(*parts: str) -> str:
+    return "".join(textwrap.dedent(p) for p in (_HOOK, *parts))
 
 
 @pytest.mark.parametrize("chain", list(_CHAINS.values()), ids=list(_CHAINS))
 def test_a_callback_forwarded_through_parameters_runs_where_it_is_called(tmp_path, chain):
-    found = flagged(tmp_path, _CHAIN_HEAD + chain)
-    assert _NOTIFY in found
+    assert _NOTIFY in flagged(tmp_path, _service(chain))
 
 
-def test_a_forwarded_callback_called_in_a_thread_is_silent(tmp_path):
-    found = flagged(tmp_path, """
-    import asyncio
+_SILENT = {
+    "the last function hands it to a thread": """
 
-    import requests
-    from fastapi import FastAPI
-
-    app = FastAPI()
-
-
-    def notify(item):
-        requests.post("http://chat.invalid/hook", json={"item": item})
+        async def drive(items, on_done=None):
+            for item in items:
+                await asyncio.to_thread(on_done, item)
+    """,
+    "the last function only stores it": """
+        HOOKS = []
 
 
-    async def drive(items, on_done=None):
-        for item in items:
-            await asyncio.to_thread(on_done, item)
+        async def drive(items, on_done=None):
+            HOOKS.append(on_done)
+            return len(items)
+    """,
+    "the last function runs in a worker thread": """
+
+        @sync_to_async
+        def drive(items, on_done=None):
+            for item in items:
+                on_done(item)
+    """,
+}
 
 
-    async def middle(items, on_done=None):
-        await drive(items, on_done=on_done)
-
-
-    @app.post("/run")
-    async def run(items: list[str]):
-        await middle(items, on_done=notify)
-    """)
-    assert not found
-
-
-def test_a_forwarded_parameter_the_last_function_never_calls_is_silent(tmp_path):
-    found = flagged(tmp_path, """
-    import requests
-    from fastapi import FastAPI
-
-    app = FastAPI()
-    HOOKS = []
-
-
-    def notify(item):
-        requests.post("http://chat.invalid/hook", json={"item": item})
-
-
-    async def drive(items, on_done=None):
-        HOOKS.append(on_done)
-        return len(items)
-
-
-    async def middle(items, on_done=None):
-        await drive(items, on_done=on_done)
-
-
-    @app.post("/run")
-    async def run(items: list[str]):
-        await middle(items, on_done=notify)
-    """)
-    assert not found
-
-
-_MIXED = """
-    async def middle(items, on_done=None):
-        await drive(items, on_done=on_done)
-
-
-    @app.post("/quiet")
-    async def quiet(items: list[str]):
-        await middle(items, on_done=lambda item: None)
-"""
-
-
-def test_a_callback_forwarded_at_one_call_site_runs_there_when_another_passes_a_lambda(tmp_path):
-    found = flagged(tmp_path, _CHAIN_HEAD + _MIXED + """
-
-    @app.post("/run")
-    async def run(items: list[str]):
-        await middle(items, on_done=notify)
-    """)
-    assert _NOTIFY in found
-
-
-def test_a_callback_forwarded_to_a_function_run_in_a_thread_is_silent(tmp_path):
-    found = flagged(tmp_path, """
-    import requests
-    from asgiref.sync import sync_to_async
-    from fastapi import FastAPI
-
-    app = FastAPI()
-
-
-    def notify(item):
-        requests.post("http://chat.invalid/hook", json={"item": item})
-
-
-    @sync_to_async
-    def drive(items, on_done=None):
-        for item in items:
-            on_done(item)
-
-
-    async def middle(items, on_done=None):
-        await drive(items, on_done=on_done)
-
-
-    @app.post("/quiet")
-    async def quiet(items: list[str]):
-        await middle(items, on_done=lambda item: None)
-
-
-    @app.post("/run")
-    async def run(items: list[str]):
-        await middle(items, on_done=notify)
-    """)
-    assert not found
+@pytest.mark.parametrize("drive", list(_SILENT.values()), ids=list(_SILENT))
+@pytest.mark.parametrize("sites", [_RUN, _QUIET + _RUN], ids=["one site", "beside a lambda"])
+def test_a_forwarded_callback_never_called_on_the_loop_is_silent(tmp_path, drive, sites):
+    assert not flagged(tmp_path, _service(drive, _MIDDLE, sites))
