@@ -5,7 +5,11 @@ hand it (``run_server(servicer_cls=DetectService, port=50052)``): the constructo
 runs on the loop. :func:`passed_callees` answers with the functions and classes of the analysed files that every call
 site of the function passes for that parameter by reference (a name or dotted name, positionally or by keyword; the
 default for a call site that leaves it out). One call site passing anything else (a lambda, a call's result, ``*args``)
-or a caller that cannot be resolved answers nothing: the parameter stays unknown. Used by
+or a caller that cannot be resolved answers nothing: the parameter stays unknown. A call site that passes on a parameter
+of its own function (``await drive(items, on_done=on_done)`` in ``middle(items, on_done=None)``) hands over what the
+callers of that function pass for it, through any number of such hops (held-out wave 78: a review callback handed
+from an entrypoint through a task to the coroutine that calls it); the function passing its own parameter back to
+itself adds nothing. Used by
 :func:`~faultlib.detect.serving.blocking.choices.picked`. :func:`passed_names` answers the same question when every
 site passes a third-party callable (``_batch(ids, operation=self.collection.upsert)``, then ``operation(ids=...)``
 in ``_batch``: the Chroma write runs there); :meth:`~faultlib.detect.serving.blocking.index.Index.callee` names it.
@@ -15,7 +19,8 @@ in ``_batch``: the Chroma write runs there); :meth:`~faultlib.detect.serving.blo
 When the callers taken together name nothing (more than :data:`MAX_CALLEES` functions, as an API client whose every
 method hands its own nested ``call_fn`` to one ``self._safe_call(call_fn)`` that does ``return f()``; or one site
 passing a lambda), each call site still runs what it passes: :func:`called_here` names the functions of the files one
-call hands for a parameter its target calls, which :meth:`~faultlib.detect.serving.blocking.reach.Reach._followed`
+call hands for a parameter its target calls (itself, or through functions of the files it hands the parameter on to,
+none of them run in a worker thread), which :meth:`~faultlib.detect.serving.blocking.reach.Reach._followed`
 follows at that call.
 """
 
@@ -24,11 +29,13 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted, nodes_of
+from faultlib.detect.serving.blocking.wrappers import runs_off_loop
 
 __all__ = ["called_here", "passed_callees", "passed_classes", "passed_names"]
 
 MAX_CALLERS = 24      # call sites examined for one parameter
 MAX_CALLEES = 8       # distinct functions or classes passed for it
+MAX_HOPS = 3          # functions a parameter is handed on through before one calls it (called_here)
 
 
 def passed_callees(index, func: Func, name: str) -> list[Func | Klass]:
@@ -60,23 +67,47 @@ def passed_classes(index, func: Func, name: str) -> list[Klass | str]:
 
 def called_here(index, call: ast.Call, caller: Func, target: Func) -> list[Func]:
     """The sync functions of the analysed files that ``call`` (in ``caller``, calling ``target``) passes, by name or
-    dotted name, for a parameter that ``target`` calls (``name(...)``) and never rebinds, when :func:`passed_callees`
-    names nothing for that parameter: they run during this call."""
+    dotted name, for a parameter that ``target`` calls (``name(...)``), or hands on to a function that does
+    (:func:`_runs`), and never rebinds, when :func:`passed_callees` names nothing for that parameter: they run during
+    this call."""
+    found: list[Func] = []
+    for name, value in _given(call, target):
+        if not dotted(value) or not _runs(index, target, name) or _passed(index, target, name):
+            continue
+        passed = index.callee(value, caller)
+        if isinstance(passed, Func) and not passed.is_async and passed not in found:
+            found.append(passed)
+    return found
+
+
+def _given(call: ast.Call, target: Func) -> list[tuple[str, ast.expr]]:
+    """``(parameter, argument)`` for each argument ``call`` gives ``target`` by position or keyword."""
     args = target.node.args
     positional = [a.arg for a in [*args.posonlyargs, *args.args]]
     bound = target.cls is not None and isinstance(call.func, ast.Attribute) and not any(
         dotted(d) == ["staticmethod"] for d in target.node.decorator_list)
     positional = positional[1:] if bound and positional else positional
     given = [(positional[i], a) for i, a in enumerate(call.args[:len(positional)])]
-    given += [(k.arg, k.value) for k in call.keywords if k.arg]
-    found: list[Func] = []
-    for name, value in given:
-        if not dotted(value) or not _calls(target, name) or _passed(index, target, name):
+    return given + [(k.arg, k.value) for k in call.keywords if k.arg]
+
+
+def _runs(index, func: Func, name: str, depth: int = 0) -> bool:
+    """``func`` calls its parameter ``name`` (:func:`_calls`), or hands it on unchanged to a function of the files
+    that runs it, at most :data:`MAX_HOPS` hops down (``middle(items, on_done)`` awaiting ``drive(items,
+    on_done=on_done)`` where ``drive`` calls ``on_done(item)``)."""
+    if _calls(func, name):
+        return True
+    if depth >= MAX_HOPS or not _forwards(func, name):
+        return False
+    for call in nodes_of(func, ast.Call):
+        if not any(isinstance(a, ast.Name) and a.id == name for a in [*call.args, *(k.value for k in call.keywords)]):
             continue
-        passed = index.callee(value, caller)
-        if isinstance(passed, Func) and not passed.is_async and passed not in found:
-            found.append(passed)
-    return found
+        target = index.callee(call.func, func)
+        if isinstance(target, Func) and target is not func and not runs_off_loop(index, target) and any(
+                isinstance(v, ast.Name) and v.id == name and _runs(index, target, p, depth + 1)
+                for p, v in _given(call, target)):
+            return True
+    return False
 
 
 def _calls(func: Func, name: str) -> bool:
@@ -129,12 +160,28 @@ def _compute(index, func: Func, name: str) -> list:
             value = call.args[position]
         if value is None:
             value, caller = default, func
+        if isinstance(value, ast.Name) and isinstance(caller, Func) and _forwards(caller, value.id):
+            if caller is func and value.id == name:
+                continue  # drive(rest, on_done=on_done) in drive itself: what the other sites pass
+            handed = _passed(index, caller, value.id)  # middle(items, on_done) -> drive(items, on_done=on_done)
+            if not handed:
+                return []
+            found += [h for h in handed if all(h is not f and h != f for f in found)]
+            continue
         passed = index.callee(value, caller) if value is not None and dotted(value) else None
         if not isinstance(passed, (Func, Klass, str)) or (isinstance(passed, str) and passed.startswith("builtins.")):
             return []
         if all(passed is not f and passed != f for f in found):
             found.append(passed)
     return found if len(found) <= MAX_CALLEES else []
+
+
+def _forwards(caller: Func, name: str) -> bool:
+    """``name`` is a parameter of ``caller`` that it never rebinds: passing it on hands over what its callers pass."""
+    args = caller.node.args
+    if name not in [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]:
+        return False
+    return not any(n.id == name and isinstance(n.ctx, ast.Store) for n in nodes_of(caller, ast.Name))
 
 
 def _default(args: ast.arguments, name: str) -> ast.expr | None:

@@ -20,7 +20,9 @@ the function given by position or as ``func=``::
         return run
 
 A wrapper that calls the function itself (``return fn(*args)``) keeps it on the loop. A third shape, a UI framework's
-thread worker (Textual's ``@work(thread=True)``), is :mod:`~faultlib.detect.serving.blocking.thread_workers`'. Used by
+thread worker (Textual's ``@work(thread=True)``), is :mod:`~faultlib.detect.serving.blocking.thread_workers`', and a
+fourth, a plain ``def`` LangGraph's functional API runs as a task,
+:mod:`~faultlib.detect.serving.blocking.langgraph_tasks`'. Used by
 :mod:`~faultlib.detect.serving.blocking.reach`: such a function is no callee of the loop.
 """
 
@@ -29,6 +31,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.langgraph_tasks import threaded_task
 from faultlib.detect.serving.blocking.model import Func, dotted
 from faultlib.detect.serving.blocking.thread_workers import thread_worker
 
@@ -48,7 +51,7 @@ def runs_off_loop(index, func: Func) -> bool:
     Memoised on ``func``."""
     if func._off_loop is None:
         func._off_loop = (any(_offloading_decorator(index, d, func) for d in func.node.decorator_list)
-                          or thread_worker(index, func))
+                          or thread_worker(index, func) or threaded_task(index, func))
     return func._off_loop
 
 
