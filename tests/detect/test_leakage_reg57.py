@@ -1,0 +1,68 @@
+"""The static leakage analysis on the regression and known false alarms of stop 56 (issue 17), in both directions:
+
+* quantile buckets of the held-out predictions whose rows each fit a calibrator, scored on those same rows, are a
+  statistic of the scored rows inside the scored model (fitinputs.py through scoredstats.py); a lift table of the
+  same buckets, only printed, stays a report.
+
+Every example is a small script written for this test (no public code)."""
+
+from __future__ import annotations
+
+from tests.detect.leakage_source import dedented_alarms as _alarms
+from tests.detect.leakage_source import line_of as _line
+
+# ---------------------------------------------------------------- buckets of the scored rows that feed a fit
+
+_BUCKET_CALIBRATION = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import log_loss
+    from sklearn.model_selection import train_test_split
+
+    clicks = pd.read_csv("clicks.csv")
+    X, y = clicks.drop(columns="clicked"), clicks["clicked"]
+    X_fit, X_hold, y_fit, y_hold = train_test_split(X, y, test_size=0.25, random_state=3)
+    base = LogisticRegression(max_iter=500).fit(X_fit, y_fit)
+    p_hold = base.predict_proba(X_hold)[:, 1]
+
+    table = pd.DataFrame({"score": p_hold, "label": y_hold})
+    table["band"] = pd.qcut(table["score"], q=4, duplicates="drop")
+    layers = {}
+    for band, rows in table.groupby("band"):
+        odds = np.log(rows["score"].values / (1 - rows["score"].values)).reshape(-1, 1)
+        layers[band] = LogisticRegression().fit(odds, rows["label"].values)
+
+    adjusted = np.array(p_hold)
+    for band, layer in layers.items():
+        inside = (table["band"] == band).values
+        adjusted[inside] = layer.predict_proba(np.log(p_hold[inside] / (1 - p_hold[inside])).reshape(-1, 1))[:, 1]
+    print("log loss after banding", log_loss(y_hold, adjusted))
+"""
+
+_LIFT_TABLE = """\
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import train_test_split
+
+    clicks = pd.read_csv("clicks.csv")
+    X, y = clicks.drop(columns="clicked"), clicks["clicked"]
+    X_fit, X_hold, y_fit, y_hold = train_test_split(X, y, test_size=0.25, random_state=3)
+    base = LogisticRegression(max_iter=500).fit(X_fit, y_fit)
+    p_hold = base.predict_proba(X_hold)[:, 1]
+    print("auc", roc_auc_score(y_hold, p_hold))
+
+    table = pd.DataFrame({"score": p_hold, "label": y_hold})
+    table["band"] = pd.qcut(table["score"], q=10, labels=False, duplicates="drop")
+    lift = table.groupby("band")["label"].mean() / table["label"].mean()
+    print(lift)
+"""
+
+
+def test_buckets_of_the_scored_predictions_feeding_calibrators_are_fit_on_test(tmp_path):
+    assert ("fit_on_test", _line(_BUCKET_CALIBRATION, "pd.qcut")) in _alarms(tmp_path, _BUCKET_CALIBRATION)
+
+
+def test_a_lift_table_of_the_same_buckets_stays_a_report(tmp_path):
+    assert not {a for a in _alarms(tmp_path, _LIFT_TABLE) if a[0] == "fit_on_test"}
