@@ -2,7 +2,10 @@
 
 * quantile buckets of the held-out predictions whose rows each fit a calibrator, scored on those same rows, are a
   statistic of the scored rows inside the scored model (fitinputs.py through scoredstats.py); a lift table of the
-  same buckets, only printed, stays a report.
+  same buckets, only printed, stays a report;
+* a list that only ever receives a model's predictions (one per seed or per training set, appended in any loop or
+  none, transposed or not) averaged with ``np.average`` blends models, no statistic of the rows (predbuffers.py); a
+  list that receives the held-out features is still a statistic of them.
 
 Every example is a small script written for this test (no public code)."""
 
@@ -66,3 +69,51 @@ def test_buckets_of_the_scored_predictions_feeding_calibrators_are_fit_on_test(t
 
 def test_a_lift_table_of_the_same_buckets_stays_a_report(tmp_path):
     assert not {a for a in _alarms(tmp_path, _LIFT_TABLE) if a[0] == "fit_on_test"}
+
+
+# ---------------------------------------------------------------- an average of a list of predictions
+
+_SEED_BLEND = """\
+    import numpy as np
+    import pandas as pd
+    from catboost import CatBoostClassifier
+
+    matches = pd.read_csv("matches.csv")
+    test_matches = pd.read_csv("test.csv")
+    won = matches.pop("won")
+    outputs = []
+    for seed in (7, 11, 13):
+        booster = CatBoostClassifier(random_seed=seed, verbose=0)
+        booster.fit(matches, won)
+        outputs.append(booster.predict_proba(test_matches)[:, 1].T)
+    last = CatBoostClassifier(depth=4, verbose=0).fit(matches, won)
+    outputs.append(last.predict_proba(test_matches)[:, 1])
+    blend = np.average(np.array(outputs), axis=0)
+    pd.DataFrame({"won": blend}).to_csv("submission.csv", index=False)
+"""
+
+_POOLED_FEATURES = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import accuracy_score
+    from sklearn.model_selection import train_test_split
+
+    games = pd.read_csv("games.csv")
+    X, y = games.drop(columns="won").values, games["won"].values
+    X_fit, X_hold, y_fit, y_hold = train_test_split(X, y, test_size=0.2, random_state=0)
+    pool = []
+    pool.append(X_fit)
+    pool.append(X_hold)
+    centre = np.average(np.concatenate(pool), axis=0)
+    model = LogisticRegression().fit(X_fit - centre, y_fit)
+    print(accuracy_score(y_hold, model.predict(X_hold - centre)))
+"""
+
+
+def test_an_average_of_a_list_of_predictions_blends_models(tmp_path):
+    assert not _alarms(tmp_path, _SEED_BLEND)
+
+
+def test_an_average_of_a_list_holding_the_held_out_features_is_still_a_statistic_of_them(tmp_path):
+    assert ("fit_on_test", _line(_POOLED_FEATURES, "np.average")) in _alarms(tmp_path, _POOLED_FEATURES)

@@ -74,7 +74,7 @@ def stacked_list(node: ast.expr) -> ast.Name | None:
     return None
 
 
-def _scoped(tree: ast.AST) -> list[tuple[ast.AST, int]]:
+def scoped_nodes(tree: ast.AST) -> list[tuple[ast.AST, int]]:
     """Every node with the id of the function whose body holds it (0: the module): a name bound in one function is
     another variable than the same name in another (a helper's ``preds = model.predict(test)`` beside the caller's
     ``preds = []`` that collects the folds' outputs, wave 92)."""
@@ -94,7 +94,7 @@ def fold_lists(tree: ast.Module) -> frozenset[str]:
     folds (see the module docstring), within one function (or the module)."""
     bindings: dict[tuple[int, str], list[ast.expr]] = {}
     appends: dict[tuple[int, str], list[int]] = {}
-    for node, scope in _scoped(tree):
+    for node, scope in scoped_nodes(tree):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 for n in ast.walk(target):
@@ -117,4 +117,4 @@ def fold_lists(tree: ast.Module) -> frozenset[str]:
     return frozenset(out)
 
 
-__all__ = ["fold_lists", "stacked_list"]
+__all__ = ["fold_lists", "scoped_nodes", "stacked_list"]
