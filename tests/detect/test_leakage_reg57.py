@@ -5,7 +5,9 @@
   same buckets, only printed, stays a report;
 * a list that only ever receives a model's predictions (one per seed or per training set, appended in any loop or
   none, transposed or not) averaged with ``np.average`` blends models, no statistic of the rows (predbuffers.py); a
-  list that receives the held-out features is still a statistic of them.
+  list that receives the held-out features is still a statistic of them;
+* a scikit-learn ROC curve of the best model unpacked into ``*_best`` names, none of them read, chose no cut-off
+  (sweptresults.py); a project helper's best cut-off and best score on the test labels, printed, still did.
 
 Every example is a small script written for this test (no public code)."""
 
@@ -117,3 +119,45 @@ def test_an_average_of_a_list_of_predictions_blends_models(tmp_path):
 
 def test_an_average_of_a_list_holding_the_held_out_features_is_still_a_statistic_of_them(tmp_path):
     assert ("fit_on_test", _line(_POOLED_FEATURES, "np.average")) in _alarms(tmp_path, _POOLED_FEATURES)
+
+
+# ---------------------------------------------------------------- a curve of the best model, its thresholds unused
+
+_CURVE_OF_THE_BEST = """\
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score, roc_curve
+    from sklearn.model_selection import GridSearchCV, train_test_split
+
+    players = pd.read_csv("players.csv")
+    X, y = players.drop(columns="top"), players["top"]
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=5)
+    search = GridSearchCV(LogisticRegression(max_iter=300), {"C": [0.1, 1, 10]}, cv=5).fit(X_train, y_train)
+    best_model = search.best_estimator_
+    probs_best = best_model.predict_proba(X_test)[:, 1]
+    print("test auc", roc_auc_score(y_test, probs_best))
+    fpr_best, tpr_best, thresholds_best = roc_curve(y_test, probs_best)
+"""
+
+_HELPER_SWEEP = """\
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from project.cutoffs import sweep_cutoffs
+
+    players = pd.read_csv("players.csv")
+    X, y = players.drop(columns="top"), players["top"]
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=5)
+    model = LogisticRegression(max_iter=300).fit(X_train, y_train)
+    probs = model.predict_proba(X_test)[:, 1]
+    best_cutoff, best_f1 = sweep_cutoffs(y_test, probs)
+    print("cut-off", best_cutoff, "f1 at it", best_f1)
+"""
+
+
+def test_a_roc_curve_of_the_best_model_whose_thresholds_nobody_reads_chose_nothing(tmp_path):
+    assert not {a for a in _alarms(tmp_path, _CURVE_OF_THE_BEST) if a[0] == "tuned_on_test"}
+
+
+def test_a_helpers_best_cutoff_and_best_score_on_the_test_labels_are_still_tuned_on_test(tmp_path):
+    assert ("tuned_on_test", _line(_HELPER_SWEEP, "sweep_cutoffs(y_test")) in _alarms(tmp_path, _HELPER_SWEEP)
