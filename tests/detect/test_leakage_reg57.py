@@ -7,7 +7,9 @@
   none, transposed or not) averaged with ``np.average`` blends models, no statistic of the rows (predbuffers.py); a
   list that receives the held-out features is still a statistic of them;
 * a scikit-learn ROC curve of the best model unpacked into ``*_best`` names, none of them read, chose no cut-off
-  (sweptresults.py); a project helper's best cut-off and best score on the test labels, printed, still did.
+  (sweptresults.py); a project helper's best cut-off and best score on the test labels, printed, still did;
+* one pair of a splitter's folds taken by ``next`` with its training indices thrown away (``_, picked = next(...)``)
+  draws a sample of whole groups, holding nothing out (keptparts.py); both parts kept are still a hold-out.
 
 Every example is a small script written for this test (no public code)."""
 
@@ -161,3 +163,47 @@ def test_a_roc_curve_of_the_best_model_whose_thresholds_nobody_reads_chose_nothi
 
 def test_a_helpers_best_cutoff_and_best_score_on_the_test_labels_are_still_tuned_on_test(tmp_path):
     assert ("tuned_on_test", _line(_HELPER_SWEEP, "sweep_cutoffs(y_test")) in _alarms(tmp_path, _HELPER_SWEEP)
+
+
+# ---------------------------------------------------------------- a fold pair whose training indices are thrown away
+
+_GROUP_SAMPLE = """\
+    import math
+
+    import pandas as pd
+    from sklearn.model_selection import GroupShuffleSplit
+
+    ratings = pd.read_csv("ratings.csv").sample(frac=1, random_state=2).reset_index(drop=True)
+    ratings["centred"] = ratings["stars"] - ratings["stars"].mean()
+    ratings.to_csv("ratings_centred.csv", index=False)
+
+    picker = GroupShuffleSplit(n_splits=1, test_size=0.1, random_state=2)
+    _, picked = next(picker.split(ratings, groups=ratings["reader"]))
+    small = ratings.iloc[picked].copy()
+    head = math.floor(len(small) * 0.95)
+    small["centred"] = small["stars"] - small.iloc[:head]["stars"].mean()
+    small.to_csv("ratings_small.csv", index=False)
+"""
+
+_GROUP_HOLDOUT = """\
+    import pandas as pd
+    from sklearn.linear_model import Ridge
+    from sklearn.metrics import mean_absolute_error
+    from sklearn.model_selection import GroupShuffleSplit
+
+    ratings = pd.read_csv("ratings.csv")
+    ratings["age"] = ratings["age"] - ratings["age"].mean()
+    picker = GroupShuffleSplit(n_splits=1, test_size=0.1, random_state=2)
+    kept, held = next(picker.split(ratings, groups=ratings["reader"]))
+    fit_rows, held_rows = ratings.iloc[kept], ratings.iloc[held]
+    model = Ridge().fit(fit_rows[["age"]], fit_rows["stars"])
+    print(mean_absolute_error(held_rows["stars"], model.predict(held_rows[["age"]])))
+"""
+
+
+def test_a_fold_pair_whose_training_indices_are_thrown_away_draws_a_sample(tmp_path):
+    assert not _alarms(tmp_path, _GROUP_SAMPLE)
+
+
+def test_a_fold_pair_with_both_parts_kept_is_still_a_hold_out(tmp_path):
+    assert ("fit_before_split", _line(_GROUP_HOLDOUT, '["age"].mean()')) in _alarms(tmp_path, _GROUP_HOLDOUT)
