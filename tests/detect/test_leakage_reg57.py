@@ -9,7 +9,10 @@
 * a scikit-learn ROC curve of the best model unpacked into ``*_best`` names, none of them read, chose no cut-off
   (sweptresults.py); a project helper's best cut-off and best score on the test labels, printed, still did;
 * one pair of a splitter's folds taken by ``next`` with its training indices thrown away (``_, picked = next(...)``)
-  draws a sample of whole groups, holding nothing out (keptparts.py); both parts kept are still a hold-out.
+  draws a sample of whole groups, holding nothing out (keptparts.py); both parts kept are still a hold-out;
+* a booster early-stopped on the folds of a train-versus-test classifier (adversarial validation: the target is a
+  mark set to 1 on one table and 0 on the other) measures drift, no model of the task (origintargets.py); a model of
+  the task trained on the stack cut back by the same mark and stopped on its scored fold is still tuned_on_test.
 
 Every example is a small script written for this test (no public code)."""
 
@@ -207,3 +210,65 @@ def test_a_fold_pair_whose_training_indices_are_thrown_away_draws_a_sample(tmp_p
 
 def test_a_fold_pair_with_both_parts_kept_is_still_a_hold_out(tmp_path):
     assert ("fit_before_split", _line(_GROUP_HOLDOUT, '["age"].mean()')) in _alarms(tmp_path, _GROUP_HOLDOUT)
+
+
+# ---------------------------------------------------------------- adversarial validation
+
+_DRIFT_SCAN = """\
+    import lightgbm as lgb
+    import numpy as np
+    import pandas as pd
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedKFold
+
+    past = pd.read_csv("train.csv")
+    future = pd.read_csv("test.csv")
+    past["from_past"] = 1
+    future["from_past"] = 0
+    both = pd.concat([past, future], ignore_index=True)
+    columns = [c for c in future.columns if c not in ("row_id", "from_past")]
+    folds = StratifiedKFold(n_splits=4, shuffle=True, random_state=1)
+    for column in columns:
+        guess = np.zeros(len(both))
+        for fit_idx, check_idx in folds.split(both, both["from_past"]):
+            fit_set = lgb.Dataset(both.iloc[fit_idx][[column]], label=both["from_past"].iloc[fit_idx])
+            check_set = lgb.Dataset(both.iloc[check_idx][[column]], label=both["from_past"].iloc[check_idx])
+            booster = lgb.train({"objective": "binary"}, fit_set, 500, valid_sets=[check_set],
+                                callbacks=[lgb.early_stopping(50)])
+            guess[check_idx] = booster.predict(both.iloc[check_idx][[column]])
+        print(column, roc_auc_score(both["from_past"], guess))
+"""
+
+_TASK_MODEL_ON_THE_CUT_BACK_STACK = """\
+    import lightgbm as lgb
+    import numpy as np
+    import pandas as pd
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedKFold
+
+    past = pd.read_csv("train.csv")
+    future = pd.read_csv("test.csv")
+    past["from_past"] = 1
+    future["from_past"] = 0
+    both = pd.concat([past, future], ignore_index=True)
+    labelled = both[both["from_past"] == 1].reset_index(drop=True)
+    columns = [c for c in future.columns if c not in ("row_id", "from_past")]
+    guess = np.zeros(len(labelled))
+    folds = StratifiedKFold(n_splits=4, shuffle=True, random_state=1)
+    for fit_idx, check_idx in folds.split(labelled, labelled["churned"]):
+        fit_set = lgb.Dataset(labelled.iloc[fit_idx][columns], label=labelled["churned"].iloc[fit_idx])
+        check_set = lgb.Dataset(labelled.iloc[check_idx][columns], label=labelled["churned"].iloc[check_idx])
+        booster = lgb.train({"objective": "binary"}, fit_set, 500, valid_sets=[check_set],
+                            callbacks=[lgb.early_stopping(50)])
+        guess[check_idx] = booster.predict(labelled.iloc[check_idx][columns])
+    print("cv auc", roc_auc_score(labelled["churned"], guess))
+"""
+
+
+def test_early_stopping_of_a_train_versus_test_classifier_measures_drift(tmp_path):
+    assert not {a for a in _alarms(tmp_path, _DRIFT_SCAN) if a[0] == "tuned_on_test"}
+
+
+def test_a_task_model_on_the_stack_cut_back_by_the_mark_is_still_tuned_on_its_scored_fold(tmp_path):
+    found = _alarms(tmp_path, _TASK_MODEL_ON_THE_CUT_BACK_STACK)
+    assert ("tuned_on_test", _line(_TASK_MODEL_ON_THE_CUT_BACK_STACK, "booster = lgb.train")) in found
