@@ -12,7 +12,10 @@
   draws a sample of whole groups, holding nothing out (keptparts.py); both parts kept are still a hold-out;
 * a booster early-stopped on the folds of a train-versus-test classifier (adversarial validation: the target is a
   mark set to 1 on one table and 0 on the other) measures drift, no model of the task (origintargets.py); a model of
-  the task trained on the stack cut back by the same mark and stopped on its scored fold is still tuned_on_test.
+  the task trained on the stack cut back by the same mark and stopped on its scored fold is still tuned_on_test;
+* a booster that keeps its best iteration on the test part with its training log off, whose model is then only asked
+  whether it is fitted and replaced, reports no score (silentstops.py); the same fit whose best score is printed
+  is still tuned_on_test.
 
 Every example is a small script written for this test (no public code)."""
 
@@ -272,3 +275,36 @@ def test_early_stopping_of_a_train_versus_test_classifier_measures_drift(tmp_pat
 def test_a_task_model_on_the_stack_cut_back_by_the_mark_is_still_tuned_on_its_scored_fold(tmp_path):
     found = _alarms(tmp_path, _TASK_MODEL_ON_THE_CUT_BACK_STACK)
     assert ("tuned_on_test", _line(_TASK_MODEL_ON_THE_CUT_BACK_STACK, "booster = lgb.train")) in found
+
+
+# ---------------------------------------------------------------- a stop on the test rows that nobody sees
+
+_QUIET_DEMO = """\
+    import pandas as pd
+    from catboost import CatBoostClassifier, Pool
+    from sklearn.model_selection import train_test_split
+
+    reviews = pd.read_csv("reviews.csv")
+    X, y = reviews.drop(columns="liked"), reviews["liked"]
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=4)
+    train_pool, test_pool = Pool(X_train, y_train), Pool(X_test, y_test)
+
+    demo = CatBoostClassifier(iterations=5)
+    demo.fit(train_pool, eval_set=test_pool, verbose=False)
+    print("fitted:", demo.is_fitted())
+    print(demo.get_params())
+
+    demo = CatBoostClassifier(iterations=300)
+    demo.fit(train_pool)
+    print(demo.score(test_pool))
+"""
+
+_QUIET_FIT_SHOWN = _QUIET_DEMO.replace('print("fitted:", demo.is_fitted())', 'print("best:", demo.best_score_)')
+
+
+def test_a_stop_on_the_test_rows_with_the_log_off_and_the_model_unread_reports_nothing(tmp_path):
+    assert not {a for a in _alarms(tmp_path, _QUIET_DEMO) if a[0] == "tuned_on_test"}
+
+
+def test_the_same_stop_whose_best_score_is_printed_is_still_tuned_on_test(tmp_path):
+    assert ("tuned_on_test", _line(_QUIET_FIT_SHOWN, "verbose=False")) in _alarms(tmp_path, _QUIET_FIT_SHOWN)
