@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage.allocations import LIKE_ALLOCATORS
-from faultlib.detect.data.leakage.foldlists import scoped_nodes, stacked_list
+from faultlib.detect.data.leakage.foldlists import fresh_list, list_uses, stacked_list
 from faultlib.pyflow.walk import walk_once
 
 #: numpy allocators of a fresh array whose entries carry no data yet
@@ -117,31 +117,18 @@ def prediction_lists(tree: ast.AST) -> frozenset[str]:
     axis"), as :mod:`.foldlists`' per-fold lists do; no feature and no label of the rows is read (issue 17: a
     Kaggle notebook's CatBoost predictions of the competition test, one per training period, averaged into the
     submission, judged false ``fit_on_test`` at stop 56)."""
-    bound: dict[tuple[int, str], list[ast.expr]] = {}
-    added: dict[tuple[int, str], list[bool]] = {}
-    for node, scope in scoped_nodes(tree):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                for n in ast.walk(target):
-                    if isinstance(n, ast.Name):
-                        bound.setdefault((scope, n.id), []).append(node.value if n is target else target)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
-            bound.setdefault((scope, node.target.id), []).append(node.target)
-        elif isinstance(node, (ast.For, ast.comprehension, ast.withitem)):
-            for n in ast.walk(getattr(node, "target", None) or getattr(node, "optional_vars", None) or ast.Pass()):
-                if isinstance(n, ast.Name):
-                    bound.setdefault((scope, n.id), []).append(n)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(
-                node.func.value, ast.Name) and node.func.attr in ("append", "extend", "insert"):
-            item = node.args[-1] if node.args else None
-            added.setdefault((scope, node.func.value.id), []).append(
-                node.func.attr != "insert" and item is not None and (
-                    is_prediction(item) if node.func.attr == "append" else isinstance(item, (ast.List, ast.Tuple))
-                    and all(is_prediction(e) for e in item.elts)))
-    return frozenset(name for (scope, name), ok in added.items() if all(ok) and (values := bound.get(
-        (scope, name), [])) and all(isinstance(v, ast.List) and not v.elts or stacked_list(v) is not None and
-                                    stacked_list(v).id == name for v in values) and any(
-        isinstance(v, ast.List) for v in values))
+    bindings, calls = list_uses(tree)
+    return frozenset(name for (scope, name), added in calls.items() if fresh_list(
+        bindings.get((scope, name), []), name) and all(_adds_prediction(c) for c in added))
+
+
+def _adds_prediction(call: ast.Call) -> bool:
+    """``preds.append(<prediction>)`` / ``preds.extend([<prediction>, ...])``; an ``insert`` or anything else: no."""
+    item = call.args[-1] if call.args else None
+    if call.func.attr == "append":  # type: ignore[attr-defined]
+        return item is not None and is_prediction(item)
+    return call.func.attr == "extend" and isinstance(item, (ast.List, ast.Tuple)) and all(  # type: ignore[attr-defined]
+        is_prediction(e) for e in item.elts)
 
 
 def prediction_vectors(tree: ast.AST) -> frozenset[str]:
