@@ -147,6 +147,7 @@ class ColumnReads:
             if others:
                 gone |= self._dropped_fits(Data(rows, data.taints, False), others)  # type: ignore[attr-defined]
             own |= getattr(self, "_carried_fits", {}).get((roots, column), frozenset())
+            own |= self.__dict__.get("_grouped_by", {}).get(roots, frozenset())  # a group's rows (groupitems.py)
         return data.with_(taints=data.taints - (gone - own)) if gone - own else data
 
 __all__ = ["ColumnReads", "frame_roots", "name_prefix", "unfollowed_names"]

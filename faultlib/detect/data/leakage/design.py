@@ -71,6 +71,7 @@ from faultlib.detect.data.leakage.pixelranges import format_range_end, pixel_ass
 from faultlib.detect.data.leakage.predbuffers import (
     over_predictions,
     prediction_buffers,
+    prediction_lists,
     prediction_stacks,
     prediction_vectors,
 )
@@ -348,7 +349,7 @@ class DesignChecks:
     def _prediction_names(self) -> frozenset[str]:
         if not hasattr(self, "_predictions_only"):
             self._predictions_only = prediction_buffers(self.tree) | fold_lists(self.tree) | prediction_stacks(
-                self.tree) | prediction_vectors(self.tree)  # (foldlists.py; an ensemble's (P, N, K) probabilities,
+                self.tree) | prediction_vectors(self.tree) | prediction_lists(self.tree)  # (foldlists.py; an ensemble's (P, N, K) probabilities,
             # a name bound only to a model's output: predbuffers.py)
         return self._predictions_only
 

@@ -29,7 +29,7 @@ import ast
 from faultlib.detect.data.leakage.foldranges import counted_fold_loop
 from faultlib.detect.data.leakage.heldlabels import split_pair
 from faultlib.detect.data.leakage.targets import call_name
-from faultlib.pyflow.walk import walk_once
+from faultlib.pyflow.walk import tree_fact, walk_once
 
 #: calls that put a list's items on a new first axis
 _STACKS = frozenset({"stack", "array", "asarray", "tensor", "as_tensor"})
@@ -74,7 +74,7 @@ def stacked_list(node: ast.expr) -> ast.Name | None:
     return None
 
 
-def _scoped(tree: ast.AST) -> list[tuple[ast.AST, int]]:
+def scoped_nodes(tree: ast.AST) -> list[tuple[ast.AST, int]]:
     """Every node with the id of the function whose body holds it (0: the module): a name bound in one function is
     another variable than the same name in another (a helper's ``preds = model.predict(test)`` beside the caller's
     ``preds = []`` that collects the folds' outputs, wave 92)."""
@@ -89,12 +89,17 @@ def _scoped(tree: ast.AST) -> list[tuple[ast.AST, int]]:
     return out
 
 
-def fold_lists(tree: ast.Module) -> frozenset[str]:
-    """Names bound only to ``[]`` and to a stack of themselves, appended to (at least once) only inside a loop over
-    folds (see the module docstring), within one function (or the module)."""
+def list_uses(tree: ast.AST) -> tuple[dict[tuple[int, str], list[ast.expr]], dict[tuple[int, str], list[ast.Call]]]:
+    """Per ``(scope, name)`` (:func:`scoped_nodes`): the values bound to the name (a name bound by unpacking or an
+    augmented or annotated assignment: its target) and its ``append``/``extend``/``insert`` calls. Shared and
+    remembered (:func:`~faultlib.pyflow.walk.tree_fact`): read them, never change them."""
+    return tree_fact(tree, _list_uses)
+
+
+def _list_uses(tree: ast.AST) -> tuple[dict[tuple[int, str], list[ast.expr]], dict[tuple[int, str], list[ast.Call]]]:
     bindings: dict[tuple[int, str], list[ast.expr]] = {}
-    appends: dict[tuple[int, str], list[int]] = {}
-    for node, scope in _scoped(tree):
+    calls: dict[tuple[int, str], list[ast.Call]] = {}
+    for node, scope in scoped_nodes(tree):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 for n in ast.walk(target):
@@ -104,17 +109,26 @@ def fold_lists(tree: ast.Module) -> frozenset[str]:
             bindings.setdefault((scope, node.target.id), []).append(node.target)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(
                 node.func.value, ast.Name) and node.func.attr in ("append", "extend", "insert"):
-            appends.setdefault((scope, node.func.value.id), []).append(
-                node.lineno if node.func.attr == "append" else -1)
+            calls.setdefault((scope, node.func.value.id), []).append(node)
+    return bindings, calls
+
+
+def fresh_list(values: list[ast.expr], name: str) -> bool:
+    """``values`` (the bindings of ``name``) are ``[]`` (at least once) and stacks of the list itself."""
+    return any(isinstance(v, ast.List) and not v.elts for v in values) and all(
+        isinstance(v, ast.List) and not v.elts or _stack_of(v, name) for v in values)
+
+
+def fold_lists(tree: ast.Module) -> frozenset[str]:
+    """Names bound only to ``[]`` and to a stack of themselves, appended to (at least once) only inside a loop over
+    folds (see the module docstring), within one function (or the module)."""
+    bindings, calls = list_uses(tree)
     out = set()
-    for key, lines in appends.items():
-        values = bindings.get(key, [])
-        if not any(isinstance(v, ast.List) and not v.elts for v in values) or not all(
-                isinstance(v, ast.List) and not v.elts or _stack_of(v, key[1]) for v in values):
-            continue
-        if all(line > 0 and _per_fold(tree, line) for line in lines):
+    for key, added in calls.items():
+        if fresh_list(bindings.get(key, []), key[1]) and all(
+                c.func.attr == "append" and _per_fold(tree, c.lineno) for c in added):  # type: ignore[attr-defined]
             out.add(key[1])
     return frozenset(out)
 
 
-__all__ = ["fold_lists", "stacked_list"]
+__all__ = ["fold_lists", "fresh_list", "list_uses", "scoped_nodes", "stacked_list"]

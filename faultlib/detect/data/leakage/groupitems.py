@@ -19,6 +19,12 @@ scored on it.
 
 Only a ``for`` whose iterable is a ``.groupby(...)`` call written in the loop head, with a two-name target, is read
 so; the key variable stays unknown, and any other loop is left to the other readers.
+
+Which rows a sub-frame holds is decided by the grouping column: every column read of a sub-frame (``part['p']``)
+carries the fits of the key columns named in the ``groupby`` (``band``, cut by ``pd.qcut`` at quantiles of the
+validation predictions), while the body runs, though a column read otherwise leaves the other columns' fits behind
+(:mod:`.columnreads`). The edges that sort the rows into bands are part of each band's calibrator (histogram
+binning, Zadrozny & Elkan, ICML 2001).
 """
 
 from __future__ import annotations
@@ -26,9 +32,10 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage.columnreads import frame_roots
 from faultlib.detect.data.leakage.values import maybe_data
 
-__all__ = ["GroupItems"]
+__all__ = ["GroupItems", "group_keys"]
 
 
 def grouped_table(node: ast.For) -> ast.expr | None:
@@ -39,6 +46,14 @@ def grouped_table(node: ast.For) -> ast.expr | None:
             and all(isinstance(e, ast.Name) for e in node.target.elts):
         return it.func.value
     return None
+
+
+def group_keys(call: ast.Call) -> list[str]:
+    """The column names a ``.groupby(...)`` call groups by, as written (``'band'``, ``['store', 'band']``,
+    ``by=...``); other keys (a Series, a function) are left out."""
+    keys = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "by")]
+    return [n.value for key in keys for n in (key.elts if isinstance(key, (ast.List, ast.Tuple)) else [key])
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
 class GroupItems:
@@ -57,7 +72,23 @@ class GroupItems:
         if data is None or data.rows is None:
             return False
         key, sub = node.target.elts  # type: ignore[attr-defined]
-        return self._run_group_body(node, key, sub, data, frame)
+        roots = frame_roots(data)
+        keys = self._column_fits_of(roots, group_keys(node.iter))  # type: ignore[arg-type]
+        grouped = self.__dict__.setdefault("_grouped_by", {})
+        before = grouped.get(roots)
+        grouped[roots] = (before or frozenset()) | keys
+        try:
+            return self._run_group_body(node, key, sub, data, frame)
+        finally:
+            if before is None:
+                grouped.pop(roots, None)
+            else:
+                grouped[roots] = before
+
+    def _column_fits_of(self, roots: frozenset, columns: list[str]) -> frozenset:
+        """The fits recorded as written into the frame of ``roots`` through ``columns`` (:mod:`.frames`)."""
+        fits = self.__dict__.get("_column_fits", {})
+        return frozenset(f for c in columns for f in fits.get((roots, c), ()))
 
     def _run_group_body(self, node: ast.For, key: ast.expr, sub: ast.expr, part: Any, frame: Any) -> bool:
         from faultlib.pyflow.values import UNKNOWN

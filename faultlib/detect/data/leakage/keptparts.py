@@ -11,6 +11,12 @@ that held part of it out, and the model trained on the kept part as trained on t
 
 The mirror case, ``X_small, _, y_small, _ = train_test_split(...)``, is a subsample too (``static.py`` records it
 when ``_`` is bound).
+
+So is one pair of a splitter's folds taken by ``next`` with its training indices thrown away: ``_, mini =
+next(GroupShuffleSplit(n_splits=1, test_size=frac).split(df, groups=df.userId))`` draws a sample of whole users
+(``split`` yields ``(train, test)`` index arrays, scikit-learn glossary "split"; :mod:`.positions` reads the pair as
+one hold-out). Issue 17: a course's ratings preprocessing drew its exercise sample so, and the mean of the sample's
+first rows was read as fitted on held-out rows, the centring of the full table as fitted before that split.
 """
 
 from __future__ import annotations
@@ -30,13 +36,18 @@ def _called(call: ast.Call) -> str | None:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
+def _fold_pair(call: ast.Call) -> bool:
+    """``next(kf.split(X))``, ``next(iter(...))``, ``next(splits)``: one ``(train, test)`` pair of a splitter."""
+    return isinstance(call.func, ast.Name) and call.func.id == "next" and len(call.args) == 1 and not call.keywords
+
+
 def kept_second_parts(tree: ast.AST) -> frozenset[int]:
-    """Lines of ``train_test_split`` calls whose every training part (even position of the target tuple) is bound
-    to ``_`` while a second part is bound to a name."""
+    """Lines of ``train_test_split`` calls (or of ``next`` taking one pair of a splitter's folds) whose every
+    training part (even position of the target tuple) is bound to ``_`` while a second part is bound to a name."""
     lines: set[int] = set()
     for node in walk_once(tree):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)
-                and _called(node.value) in vocab.SPLIT_FUNCTIONS):
+                and (_called(node.value) in vocab.SPLIT_FUNCTIONS or _fold_pair(node.value))):
             continue
         target = node.targets[0]
         if not isinstance(target, (ast.Tuple, ast.List)) or len(target.elts) < 2 or len(target.elts) % 2:

@@ -42,6 +42,12 @@ read of a target column (one the script uses as ``y``, or the value of a constan
 for one (``y_pred``, ``preds``, ``test_predictions``, ``y_prob``), the result of a function named for predicting
 (``predict(bundle, test)``) or of a call on a prediction (``apply_policy(test_predictions, cfg)``). A table of
 predictions without labels (a stacker's input) and any table with a feature column stay statistics of the rows.
+
+A report only describes the scored rows: a statistic of them whose output is learnt from is part of a model
+(:mod:`.fitinputs`). Quantile buckets of the validation predictions, each with a Platt layer fitted on its rows
+(histogram binning, Zadrozny & Elkan, ICML 2001), make the bucket edges parameters of a calibrator scored on those
+very rows, so a call whose output reaches a ``fit`` stays a statistic of the rows (issue 17, wave 89's
+``pd.qcut(cal_df["p"])`` feeding ``cal_df.groupby("bucket")``'s per-bucket ``LogisticRegression``).
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.fitinputs import reaches_fit
 from faultlib.detect.data.leakage.predbuffers import is_prediction
 from faultlib.detect.data.leakage.targets import call_name, label_like
 from faultlib.pyflow.walk import walk_once
@@ -291,7 +298,8 @@ def _own_nodes(scope: _Scope) -> list[ast.AST]:
 
 def scored_statistics(tree: ast.Module, targets: set) -> frozenset[int]:
     """Ids of the calls of ``tree`` whose receiver or first argument is a scored table or computed from one alone
-    (see the module docstring); ``targets``: the columns the script uses as ``y`` (:func:`.targets.target_columns`)."""
+    (see the module docstring), and whose output reaches no fit (:func:`.fitinputs.reaches_fit`); ``targets``: the
+    columns the script uses as ``y`` (:func:`.targets.target_columns`)."""
     program = _Program(tree, targets)
     program.infer_parameters()
     out: set[int] = set()
@@ -301,8 +309,8 @@ def scored_statistics(tree: ast.Module, targets: set) -> frozenset[int]:
             if not isinstance(node, ast.Call):
                 continue
             receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
-            if receiver is not None and program.scored(receiver, names) or node.args and program.scored(
-                    node.args[0], names):
+            if (receiver is not None and program.scored(receiver, names) or node.args and program.scored(
+                    node.args[0], names)) and not reaches_fit(tree, node):
                 out.add(id(node))
     return frozenset(out)
 

@@ -136,6 +136,8 @@ from faultlib.detect.data.leakage.fittedslots import FittedSlots
 from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
+from faultlib.detect.data.leakage.origintargets import OriginTargets
+from faultlib.detect.data.leakage.silentstops import SilentStops
 from faultlib.detect.data.leakage.partflags import PartFlags
 from faultlib.detect.data.leakage.polarsrows import PolarsRows
 from faultlib.detect.data.leakage.labelgaps import LabelGaps
@@ -222,6 +224,8 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                SizeCalls, CountKeys, PandasBootstraps, MemberParts, PolarsRows, LabelGaps, PartFlags, FreshArrays, FittedSlots, LoopKeyedDicts, TestTrainedModels,
                FreshTables,
                LabelFills,
+               OriginTargets,
+               SilentStops,
                FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, KerasTunerSearches, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                PairReturns, FoldRankings, ClusterScores, InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, TransposedTables, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, GroupItems, ColumnItems,

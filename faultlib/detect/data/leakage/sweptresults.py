@@ -27,7 +27,16 @@ its maximum profit on the test split.
   ``t``) and the best score (a word for best or ``max`` with any other word: ``best_profit``, ``max_f1``).
 
 It is reported at the call. A sweep over validation labels, a result whose best score is never read, and a helper
-handed no predictions stay silent.
+handed no predictions stay silent. So do
+
+* scikit-learn's curves (``roc_curve``, ``precision_recall_curve``, ``det_curve``): they return the rates at *every*
+  threshold of the predictions, no chosen one (scikit-learn API reference, ``sklearn.metrics.roc_curve``: "Returns
+  fpr, tpr, thresholds"); ``best`` in the names they are unpacked to (``fpr_best, tpr_best, thresholds_best =
+  roc_curve(y_test, best_model.predict_proba(X_test)[:, 1])``) names the model whose curve it is. A pick from
+  such a curve (``thresholds[np.argmax(tpr - fpr)]``) is :mod:`.thresholds`' to report;
+* a result unpacked into names that are never read afterwards: a value nobody reads chose nothing (issue 17: a
+  football-player classifier's GridSearchCV best model, its ROC curve's thresholds unpacked and unused, judged
+  false ``tuned_on_test`` at stop 56).
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ import ast
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.predbuffers import is_prediction
 from faultlib.detect.data.leakage.scoreloops import test_labels
+from faultlib.detect.data.leakage.targets import call_name
 from faultlib.pyflow.walk import scope_nodes, walk_once
 
 _BEST = frozenset({"best", "optimal", "optimum", "opt"})
@@ -45,6 +55,8 @@ _CUTOFF = frozenset({"threshold", "thresholds", "thresh", "thr", "cutoff", "cut"
 #: name tokens of a model's output for each row
 _PREDICTIONS = frozenset({"pred", "preds", "prediction", "predictions", "prob", "probs", "proba", "probas",
                           "probabilities", "score", "scores", "yhat"})
+#: scikit-learn curves: the rates at every threshold of the scores, none of them chosen
+_CURVES = frozenset({"roc_curve", "precision_recall_curve", "det_curve"})
 
 
 def _words(name: str) -> set[str]:
@@ -69,6 +81,12 @@ def _best_score(name: str) -> bool:
     return bool(words & _TOP) and not words & _CUTOFF and bool(words - _TOP)
 
 
+def _read_after(nodes: list[ast.AST], names: set[str], after: int) -> set[str]:
+    """The ``names`` loaded after line ``after``."""
+    return {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
+            and getattr(n, "lineno", 0) > after}
+
+
 def _members(nodes: list[ast.AST], name: str, after: int) -> set[str]:
     """The attributes and string keys of ``name`` read after line ``after``."""
     out: set[str] = set()
@@ -90,7 +108,8 @@ def member_sweeps(tree: ast.Module) -> list[int]:
     for scope in scopes:
         nodes = scope_nodes(scope)  # (a nested function is a scope of its own)
         for stmt in nodes:
-            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)) or \
+                    call_name(stmt.value) in _CURVES:
                 continue
             args = [*stmt.value.args, *(k.value for k in stmt.value.keywords)]
             labels = [a for a in args if test_labels(a)]
@@ -100,7 +119,7 @@ def member_sweeps(tree: ast.Module) -> list[int]:
             if isinstance(target, ast.Name):
                 told = _members(nodes, target.id, stmt.lineno)
             elif isinstance(target, ast.Tuple):
-                told = {e.id for e in target.elts if isinstance(e, ast.Name)}
+                told = _read_after(nodes, {e.id for e in target.elts if isinstance(e, ast.Name)}, stmt.lineno)
             else:
                 continue
             if any(_cutoff(m) for m in told) and any(_best_score(m) for m in told):

@@ -1,0 +1,133 @@
+"""A model whose target is the table a row came from (adversarial validation), for the static leakage analysis.
+
+To see how far the competition's test rows drift from the training rows, Kaggle code marks each table, stacks
+them and trains a classifier to tell them apart::
+
+    train['is_train'] = 1
+    test['is_train'] = 0
+    both = pd.concat([train, test])
+    for tr, va in StratifiedKFold(5).split(both, both['is_train']):
+        booster = lgb.train(params, lgb.Dataset(both.iloc[tr][cols], both['is_train'].iloc[tr]),
+                            valid_sets=[lgb.Dataset(both.iloc[va][cols], both['is_train'].iloc[va])],
+                            early_stopping_rounds=100)
+    print(roc_auc_score(both['is_train'], oof))        # 0.5: no drift; near 1: the columns give the table away
+
+The classifier's AUC ranks how much the columns drift (Pan, Sheng, Jiang & Hu, "Adversarial validation approach to
+concept drift problem in user targeting automation systems at Uber", arXiv:2004.03045, 2020: the membership
+classifier's score measures the shift, its important features are the drifting ones). No model of the task is
+trained or scored: the rows that stopped its boosting are not held out from any model whose score the program
+reports, and its folds' AUC chooses nothing of one (issue 17: a fraud-detection project's per-feature drift scan,
+wave 99, and a recommender challenge's, wave 89, judged false ``tuned_on_test``).
+
+:func:`origin_columns` names the marks: a column set to one constant on a whole table (``train['is_train'] = 1``)
+and to another constant on another table (``test['is_train'] = 0``). :func:`learns_origin` says a training call
+reads such a column as a value (``both['is_train'].iloc[tr]``, through the names its arguments are bound to): the
+mark is what it learns. A mark only compared (``both[both['is_train'] == 1]``: the stack cut back into its tables,
+:mod:`.partflags`) is a row selection, not a target, and the stops of models trained on the cut-back tables stay
+reported. :class:`OriginTargets` leaves the early stopping of such a model unreported (placed before
+:class:`~faultlib.detect.data.leakage.earlystop.EarlyStops` in the analyser's bases).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from faultlib.pyflow.walk import scope_nodes, tree_fact, walk_once
+
+#: how many assignments back a training call's arguments are followed
+_DEPTH = 6
+
+
+def _marked(target: ast.expr) -> tuple[str, str] | None:
+    """``df['col']`` / ``df.col`` as a store: ``('df', 'col')``."""
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and isinstance(
+            target.slice, ast.Constant) and isinstance(target.slice.value, str):
+        return target.value.id, target.slice.value
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        return target.value.id, target.attr
+    return None
+
+
+def origin_columns(tree: ast.AST) -> frozenset[str]:
+    """Columns set to a constant on one table and to another constant on another table (module docstring)."""
+    seen: dict[str, set[tuple[str, Any]]] = {}
+    for node in walk_once(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(
+                node.value.value, (bool, int, str)):
+            for target in node.targets:
+                marked = _marked(target)
+                if marked is not None:
+                    seen.setdefault(marked[1], set()).add((marked[0], node.value.value))
+    return frozenset(c for c, marks in seen.items() if len({t for t, _ in marks}) > 1 and len({v for _, v in marks}) > 1)
+
+
+def _bindings(scope: ast.AST) -> dict[str, tuple[ast.expr, ...]]:
+    """The values bound to each name in ``scope``'s own body (not in functions defined in it)."""
+    out: dict[str, list[ast.expr]] = {}
+    for node in scope_nodes(scope):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                for n in ast.walk(target):
+                    if isinstance(n, ast.Name):
+                        out.setdefault(n.id, []).append(node.value)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _compared(tree: ast.AST) -> frozenset[int]:
+    """Ids of the operands of comparisons (``both['is_train'] == 1``)."""
+    return frozenset(id(side) for n in walk_once(tree) if isinstance(n, ast.Compare) for side in [n.left, *n.comparators])
+
+
+def learns_origin(tree: ast.Module, call: ast.Call) -> bool:
+    """The training call ``call`` reads a column of :func:`origin_columns` as a value, in its arguments or in what
+    the names they read were bound to (``_DEPTH`` assignments back, in the function that makes the call, else in the
+    module)."""
+    columns = tree_fact(tree, origin_columns)
+    if not columns:
+        return False
+    compared = tree_fact(tree, _compared)
+    module = tree_fact(tree, _bindings)
+    inner = _enclosing_function(tree, call)
+    local = _bindings(inner) if inner is not None else {}
+    todo: list[tuple[ast.AST, int]] = [(call, 0)]
+    seen: set[str] = set()
+    while todo:
+        node, depth = todo.pop()
+        for n in ast.walk(node):
+            if id(n) not in compared and isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(
+                    n.ctx, ast.Load) and (marked := _marked(n)) is not None and marked[1] in columns:
+                return True
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in seen and depth < _DEPTH:
+                seen.add(n.id)
+                todo.extend((v, depth + 1) for v in local.get(n.id) or module.get(n.id, ()))
+    return False
+
+
+def _enclosing_function(tree: ast.AST, call: ast.Call) -> ast.AST | None:
+    """The innermost function whose body holds ``call`` (``None``: the module)."""
+    found = None
+    for fn in walk_once(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.lineno <= call.lineno <= (
+                fn.end_lineno or fn.lineno) and (found is None or fn.lineno >= found.lineno):
+            found = fn
+    return found
+
+
+class OriginTargets:
+    """A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (see the module docstring), placed before
+    :class:`~faultlib.detect.data.leakage.earlystop.EarlyStops`: a stop of a model that learns a table mark is not
+    reported."""
+
+    tree: ast.Module
+
+    def _report_stop(self, node: ast.Call, how: str, call: str, frame: Any, rows: str) -> None:
+        if not learns_origin(self.tree, node):
+            super()._report_stop(node, how, call, frame, rows)  # type: ignore[misc]
+
+    def _report_scored_stop(self, node: ast.Call, how: str, call: str, frame: Any, rows: str, scored: str) -> None:
+        if not learns_origin(self.tree, node):
+            super()._report_scored_stop(node, how, call, frame, rows, scored)  # type: ignore[misc]
+
+
+__all__ = ["OriginTargets", "learns_origin", "origin_columns"]
