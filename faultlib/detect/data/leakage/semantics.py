@@ -478,7 +478,10 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                                    why=f"the fold loop on {self.smap.describe(loop)} holds out part of those rows "
                                        f"({self._words(p)}) and scores folds whose held-out rows it had already seen")
                         break
-                    if f.root.test or test_step(f) is not None or whole:
+                    # the very rows a row filter kept, named for testing afterwards (test[test.y.notna()].fillna(
+                    # its median) -> X_test): the fit saw those held-out rows and no others (wave 100)
+                    selected = f == p and bool(f.steps) and data.test and f.steps[-1].kind != "split"
+                    if f.root.test or test_step(f) is not None or whole or selected:
                         # ... or on these very rows, a whole table only later named for testing (a helper's input)
                         self._emit("fit_on_test", fit, line=line, data=data,
                                    why=f"it was fitted on held-out rows ({self._words(f)})")
