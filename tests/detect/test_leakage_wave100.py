@@ -158,3 +158,56 @@ def test_filtered_open_test_rows_filled_with_their_own_median_are_fit_on_test(tm
 def test_a_statistic_before_a_row_selection_stays_a_fit_before_the_split(tmp_path):
     _write(tmp_path, {"well7.py": FILTERED_LATER})
     assert {a[0] for a in _alarms(tmp_path, "well7.py") if a[2] == 6} == {"fit_before_split"}
+
+
+# --- B1: a feature table built row by row from a list takes the rows of the first column set on it -------------
+
+ALLOY_FEATURES = """\
+import pandas as pd
+from sklearn.ensemble import GradientBoostingRegressor
+from sklearn.impute import SimpleImputer
+from sklearn.model_selection import train_test_split
+
+alloys = pd.read_csv("alloys.csv")
+described = []
+for _, row in alloys.iterrows():
+    described.append([row["al"] * 3 + row["ni"] * 10, row["radius"] / 1.4])
+X = pd.DataFrame(described, columns=["vec", "size_mismatch"])
+X["grain"] = SimpleImputer(strategy="median").fit_transform(alloys[["grain"]])
+X_train, X_test, y_train, y_test = train_test_split(X, alloys["yield"], test_size=0.15)
+print(GradientBoostingRegressor().fit(X_train, y_train).score(X_test, y_test))
+"""
+
+#: the same table built for each side of a split, the imputer fitted on the training side only
+ALLOY_FEATURES_SPLIT_FIRST = """\
+import pandas as pd
+from sklearn.ensemble import GradientBoostingRegressor
+from sklearn.impute import SimpleImputer
+from sklearn.model_selection import train_test_split
+
+
+def describe(part):
+    rows = []
+    for _, row in part.iterrows():
+        rows.append([row["al"] * 3 + row["ni"] * 10, row["radius"] / 1.4])
+    return pd.DataFrame(rows, columns=["vec", "size_mismatch"])
+
+
+alloys = pd.read_csv("alloys.csv")
+train, test = train_test_split(alloys, test_size=0.15)
+imputer = SimpleImputer(strategy="median").fit(train[["grain"]])
+X_train, X_test = describe(train), describe(test)
+X_train["grain"] = imputer.transform(train[["grain"]])
+X_test["grain"] = imputer.transform(test[["grain"]])
+print(GradientBoostingRegressor().fit(X_train, train["yield"]).score(X_test, test["yield"]))
+"""
+
+
+def test_an_imputed_column_set_on_a_built_feature_table_is_a_fit_before_the_split(tmp_path):
+    _write(tmp_path, {"alloys.py": ALLOY_FEATURES})
+    assert ("fit_before_split", "alloys.py", 11) in _alarms(tmp_path, "alloys.py")
+
+
+def test_a_built_feature_table_per_split_side_fitted_on_training_rows_is_silent(tmp_path):
+    _write(tmp_path, {"alloys2.py": ALLOY_FEATURES_SPLIT_FIRST})
+    assert not _alarms(tmp_path, "alloys2.py")
