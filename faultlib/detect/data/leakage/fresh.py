@@ -21,8 +21,9 @@ A table built from a list the analysis does not follow (``X = pd.DataFrame(featu
 filled one row per row of ``df`` in an ``iterrows`` loop: composition descriptors of alloys, one row per
 measurement) holds rows it cannot name; the first column set on it from a table (``X['grain'] =
 imputer.fit_transform(df[['grain']])``) has as many rows as the frame and is the same rows, so the table takes that
-column's rows and fits as an empty one does (wave 100: a grain-size imputer fitted on every alloy before the split was
-lost in the built feature table).
+column's rows and fits as an empty one does, when that column carries a fit (wave 100: a grain-size imputer fitted
+on every alloy before the split was lost in the built feature table); a plain value (``part['clip'] =
+test.clip.iloc[i]``, one row's key broadcast) says nothing of the table's rows.
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ class FreshTables:
         from faultlib.detect.data.leakage.values import maybe_data
 
         new = maybe_data(value)
-        if (still_empty(owner) or _unread_built(owner) or _unfilled_array(owner) and _whole_column(target)) and isinstance(
+        if (still_empty(owner) or _unread_built(owner) and new is not None and bool(new.taints)
+                or _unfilled_array(owner) and _whole_column(target)) and isinstance(
                 target, ast.Subscript) and isinstance(target.value, ast.Name) and new is not None \
                 and new.rows is not None:
             self._store(target.value.id, Data(new.rows, new.taints, new.test), frame)
