@@ -25,6 +25,15 @@ development sample, out-of-time validation). A module that names one result for 
 ``auc_oot``, ``ks_dev``/``ks_oot``, ``score_stats_dev``/``score_stats_oot`` -- uses ``dev`` for the training rows
 too (wave 88: the training scores' summary, ``score_stats_dev = df_train['score'].describe()``, was taken for
 held-out rows, and a capping quantile of the training rows for a fit before a split).
+
+Neuroimaging and process-monitoring code keeps the final part in a **lockbox**: the data are split once, in time or
+at random, into a development part that every tuning loop re-splits and a lockbox opened once at the end (Hosseini,
+Powell, Collins et al., "I tried a bunch of things: the dangers of unexpected overfitting in classification of brain
+data", Neurosci. Biobehav. Rev. 119, 2020: the lockbox is the held-out set that is not touched until the end). A module
+that names a lockbox part (``X_lock``, ``x_lockbox``) beside a ``dev`` part that is itself re-split -- a
+cross-validation ``.split(x_dev, y_dev)`` or rows sliced out of it (``X_dev.iloc[tr_s:tr_e]``, ``x_dev[tr]``) -- uses
+``dev`` for the training rows (wave 100: SECOM yield models fitted on ``X_dev``, the first 85 % in time, and scored on
+``X_lock``, were taken for fits on held-out rows).
 """
 
 from __future__ import annotations
@@ -38,6 +47,8 @@ _DEV = frozenset({"dev", "development"})
 _EXTERNAL = frozenset({"ext", "external", "test", "testing", "holdout", "heldout"})
 #: the out-of-time sample a credit scorecard is validated on, beside its development sample
 _OUT_OF_TIME = frozenset({"oot", "outoftime"})
+#: the final part a lockbox design keeps closed until the end (Hosseini et al. 2020)
+_LOCKBOX = frozenset({"lock", "lockbox", "lockboxes"})
 
 
 def _tokens(node: ast.expr) -> set[str]:
@@ -50,7 +61,7 @@ def dev_is_training(tree: ast.Module) -> bool:
     the out-of-time sample (``auc_dev``, ``auc_oot``) (see the module docstring). Ng's train/dev/test code
     (``X_dev, X_test = train_test_split(X_rest)``) has neither and keeps ``dev`` a validation part."""
     nodes = list(walk_once(tree))
-    if _dev_beside_out_of_time(nodes):
+    if _dev_beside_out_of_time(nodes) or _dev_resplit_beside_lockbox(nodes):
         return True
     if not any(isinstance(n, ast.Name) and {"dev", "development"} & set(vocab.name_tokens(n.id))
                and {"train", "training"} & set(vocab.name_tokens(n.id)) for n in nodes):
@@ -77,6 +88,28 @@ def _dev_beside_out_of_time(nodes: list[ast.AST]) -> bool:
             if tokens & _OUT_OF_TIME:
                 oot.add(tokens - _OUT_OF_TIME)
     return bool(dev & oot)
+
+
+def _dev_name(node: ast.AST) -> bool:
+    """``x_dev``, ``X_dev.iloc``, ``dev_df.loc``: a name with the ``dev`` word, or its positional indexer."""
+    if isinstance(node, ast.Attribute) and node.attr in ("iloc", "loc", "values"):
+        node = node.value
+    return bool(isinstance(node, ast.Name) and _tokens(node) & _DEV)
+
+
+def _dev_resplit_beside_lockbox(nodes: list[ast.AST]) -> bool:
+    """A lockbox name (``X_lock``) and a ``dev`` part re-split for tuning: ``.split(x_dev, ...)`` or a slice of it
+    (``X_dev.iloc[a:b]``, ``x_dev[tr]``) (see the module docstring)."""
+    if not any(isinstance(n, ast.Name) and _tokens(n) & _LOCKBOX for n in nodes):
+        return False
+    for n in nodes:
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "split" and any(
+                _dev_name(a) for a in n.args):
+            return True
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) and _dev_name(n.value) and not isinstance(
+                n.slice, ast.Constant):
+            return True
+    return False
 
 
 def only_dev(name: str) -> bool:

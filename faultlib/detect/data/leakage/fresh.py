@@ -16,6 +16,14 @@ data (``pd.DataFrame(X)``, ``pd.DataFrame(index=df.index)``) already holds its s
 array the analysis holds as an unknown value (``X = np.load(path)``; ``pd.DataFrame(X, columns=names)`` names the
 columns of the same rows: pandas API, ``DataFrame``), so a selector fitted on the frame and applied to ``X`` chose
 columns of rows it saw (wave 61).
+
+A table built from a list the analysis does not follow (``X = pd.DataFrame(features, columns=names)``, the list
+filled one row per row of ``df`` in an ``iterrows`` loop: composition descriptors of alloys, one row per
+measurement) holds rows it cannot name; the first column set on it from a table (``X['grain'] =
+imputer.fit_transform(df[['grain']])``) has as many rows as the frame and is the same rows, so the table takes that
+column's rows and fits as an empty one does, when that column carries a fit (wave 100: a grain-size imputer fitted
+on every alloy before the split was lost in the built feature table); a plain value (``part['clip'] =
+test.clip.iloc[i]``, one row's key broadcast) says nothing of the table's rows.
 """
 
 from __future__ import annotations
@@ -102,12 +110,18 @@ class FreshTables:
         from faultlib.detect.data.leakage.values import maybe_data
 
         new = maybe_data(value)
-        if (still_empty(owner) or _unfilled_array(owner) and _whole_column(target)) and isinstance(
+        if (still_empty(owner) or _unread_built(owner) and new is not None and bool(new.taints)
+                or _unfilled_array(owner) and _whole_column(target)) and isinstance(
                 target, ast.Subscript) and isinstance(target.value, ast.Name) and new is not None \
                 and new.rows is not None:
             self._store(target.value.id, Data(new.rows, new.taints, new.test), frame)
             return True
         return False
+
+
+def _unread_built(value: Any) -> bool:
+    """A table built from values not followed (:class:`BuiltTable`) that nothing has read as data yet."""
+    return isinstance(value, BuiltTable) and not value.used_as_data
 
 
 def _unfilled_array(value: Any) -> bool:

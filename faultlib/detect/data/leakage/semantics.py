@@ -478,7 +478,12 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
                                    why=f"the fold loop on {self.smap.describe(loop)} holds out part of those rows "
                                        f"({self._words(p)}) and scores folds whose held-out rows it had already seen")
                         break
-                    if f.root.test or test_step(f) is not None or whole:
+                    # the very rows a row filter kept, filled with their own statistic and named for testing in that
+                    # statement (X_test = rows.apply(lambda c: c.fillna(c.median()))): the fit saw those held-out
+                    # rows and no others (wave 100)
+                    selected = f == p and bool(f.steps) and data.test and f.steps[-1].kind == "filter" and \
+                        fit.line == line and how == "the variable name"
+                    if f.root.test or test_step(f) is not None or whole or selected:
                         # ... or on these very rows, a whole table only later named for testing (a helper's input)
                         self._emit("fit_on_test", fit, line=line, data=data,
                                    why=f"it was fitted on held-out rows ({self._words(f)})")

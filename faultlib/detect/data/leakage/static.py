@@ -356,7 +356,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             return FreshTable(name, line)  # feat = pd.DataFrame(): empty until a column fills it (fresh.py)
         if value is UNKNOWN or isinstance(value, MaybeData) and not value.used_as_data and vocab.looks_like_test(name) \
                 and not vocab.looks_like_test(value.name) and not vocab.looks_like_train(value.name):
-            return MaybeData(name, line)  # an unknown value first seen under a held-out name (X_test = X_train: no)
+            return self._opaque(name, line)  # an unknown value first seen under a held-out name (X_test = X_train: no)
         if isinstance(value, Est):
             value.variable = name
         if isinstance(value, Data) and isinstance(value.rows, Rows) and not value.rows.steps and caller_name(
@@ -649,7 +649,9 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
         return None
 
     def _opaque(self, name: str, line: int) -> MaybeData:
-        return MaybeData(name, line)
+        value = MaybeData(name, line)
+        value.training_named = self._dev_training and only_dev(name)  # x_dev beside a lockbox (devparts.py)
+        return value
 
     def _may_become_container(self, owner: Any) -> bool:
         # (a table read from a file stays a table when a column is set: ``train['source'] = 'train'``)

@@ -279,6 +279,7 @@ class MaybeData(Opaque):
         self._data: Data | None = None
         self.from_file = False  # read by a file reader (a table, never a dict of parts)
         self.whole = False  # read from the script's only data file: all the rows there are (Root.whole)
+        self.training_named = False  # its held-out word names training rows here (x_dev beside a lockbox: devparts.py)
 
     @property
     def used_as_data(self) -> bool:
@@ -288,7 +289,8 @@ class MaybeData(Opaque):
         if self._data is None:
             from faultlib.detect.data.leakage.vocab import looks_like_test
 
-            self._data = Data(Rows(Root(self.name, self.line, looks_like_test(self.name), whole=self.whole,
+            held = looks_like_test(self.name) and not self.training_named
+            self._data = Data(Rows(Root(self.name, self.line, held, whole=self.whole,
                                    from_file=self.from_file)))
         return self._data
 

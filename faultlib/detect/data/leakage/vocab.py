@@ -223,6 +223,25 @@ GROUP_SPLITTERS = frozenset({"GroupKFold", "StratifiedGroupKFold", "GroupShuffle
                              "LeavePGroupsOut"})
 _TEST_TOKENS = frozenset({"test", "testing", "tst", "te", "val", "valid", "validation", "holdout", "heldout", "eval",
                           "evaluation", "dev", "unlabel", "unlabeled", "unlabelled"})  # X_unlabel: rows to predict
+#: a competition's blind test part: the FORCE 2020 lithology contest and others ship ``hidden_test.csv`` beside the open
+#: test file, and the code names it ``hidden``/``hiddendata``/``X_hidden`` (wave 100: the hidden wells filled with
+#: their own medians were missed). ``hidden`` is also a network's width or state (``hidden_size``, ``hidden_state``,
+#: a DAE's ``hidden_features``), so the word names rows only beside a word for a table, and never beside those.
+_HIDDEN_TABLE = frozenset({"data", "df", "dataset", "set", "x", "y", "raw", "prep", "aug", "scaled", "imputed", "std",
+                           "form", "formated", "formatted", "wells", "rows", "frame", "sample", "samples"})
+_HIDDEN_NETWORK = frozenset({"size", "sizes", "dim", "dims", "units", "unit", "layer", "layers", "state", "states",
+                             "nodes", "neurons", "channels", "features", "feats", "act", "activation", "weights",
+                             "bias", "n", "num", "init", "out", "output", "outputs", "h", "c", "cell", "vec", "repr"})
+
+
+def _hidden_table(tokens: list[str]) -> bool:
+    """``X_hidden``, ``hidden_df``, ``hiddendata``, ``raw_hidden``: the blind test part (see :data:`_HIDDEN_TABLE`)."""
+    low = [t.lower() for t in tokens]
+    if any(t in ("hiddendata", "hiddenset", "hiddendf") for t in low):
+        return True
+    return "hidden" in low and bool(set(low) & _HIDDEN_TABLE) and not set(low) & _HIDDEN_NETWORK
+
+
 #: words that make ``val`` a value, not a validation part: ``smoothed_val``, ``max_val``, ``new_val``, ``init_val``
 #: (an exponential smoothing helper's running value was taken for held-out rows: wave 45; mid_val, mean_val, low_val:
 #: the middle, mean or lower of some values, wave 87)
@@ -329,4 +348,4 @@ def looks_like_test(name: str | None) -> bool:
             return True
         if low[:1] in ("x", "y") and low[1:] in _TEST_TOKENS - {"te"}:
             return True
-    return False
+    return _hidden_table(tokens)
