@@ -1,0 +1,144 @@
+"""A ``with lock:`` on the loop that waits for another holder of the same lock, which blocks while it holds it.
+
+``check blocking`` leaves ``with lock:`` out in general (a short critical section is the common use; see
+:mod:`~faultlib.detect.serving.blocking.brief_locks` for the explicit ``acquire()``). Entering the block calls the
+lock's ``acquire()``, which waits for as long as another thread holds the lock
+(https://docs.python.org/3/library/threading.html#threading.Lock.acquire: "block until the lock is unlocked";
+"all of the objects provided by this module that have acquire and release methods can be used as context managers
+for a with statement", https://docs.python.org/3/library/threading.html#using-locks-conditions-and-semaphores-in-the-with-statement).
+When some other holder of that lock makes a blocking call while it holds it -- an idle timer's thread that stops a
+worker process and joins it for up to five seconds under the lock -- the loop's ``with`` waits as long as that call
+runs. Held-out wave 75: a translation service whose request path enters ``with self._lock:`` to start its worker,
+while the idle-timeout thread holds the same lock across ``worker.stop()`` (``Process.join(timeout=5)``).
+
+So ``with <lock>:`` in a function run on the loop is a ``blocking_task`` site when the lock is a
+``threading.Lock``/``RLock`` (by its type) and another span holding it blocks: the body of another ``with`` on the
+lock, or the statements from an ``acquire()`` of it to the next ``release()`` in the same block. The holders read
+are those :mod:`~faultlib.detect.serving.blocking.brief_locks` reads: one ``self.<attr>`` (or ``cls.<attr>``, a
+class attribute) is held by the methods of that class, one module global by that module's functions. A span blocks
+when one of its calls is a blocking call the analysis knows, or runs a function of the analysed files that reaches
+one (followed as from the loop).
+
+Limits: the other holder is taken to run on another thread (a ``threading`` lock is there because the object is
+shared between threads); a holder that in fact only ever runs on the loop itself never makes the loop wait on the
+lock, but its own blocking call is then reported where it is made. A lock handed in from outside, or held by code
+outside its class or module, is not read.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from faultlib.detect.serving.blocking.brief_locks import bare_call, statement_blocks
+from faultlib.detect.serving.blocking.model import Func, dotted, nodes_of
+from faultlib.detect.serving.blocking.sites import Site
+from faultlib.detect.serving.blocking.wrappers import on_loop
+
+__all__ = ["contended_locks"]
+
+LOCK_TYPES = frozenset({"threading.Lock", "threading.RLock"})
+_RANK = {"blocking_subprocess": 3, "blocking_task": 3, "blocking_sleep": 3, "blocking_socket_io": 2,
+         "blocking_http": 2, "blocking_db": 2, "blocking_file_io": 1}
+"""Which holder's blocking call the message names first: waits for other processes and threads and sleeps, then
+the network, then files, then CPU."""
+
+
+def contended_locks(reach, func: Func) -> list[Site]:
+    """A site for each ``with <lock>:`` in ``func`` whose lock another span holds across a blocking call (see the
+    module docstring); ``reach``: the :class:`~faultlib.detect.serving.blocking.reach.Reachability` walking it."""
+    found = []
+    for statement in nodes_of(func, ast.With):
+        for item in statement.items:
+            lock = _lock_of(item.context_expr, func)
+            if lock is None or reach.index.type_of(item.context_expr, func) not in LOCK_TYPES:
+                continue
+            held = _blocking_holder(reach, lock, func, statement)
+            if held is not None:
+                holder, site = held
+                found.append(Site("blocking_task", f"entering {ast.unparse(item.context_expr)} (a threading lock "
+                                  f"{holder.qualname} holds across {site.what})", func, item.context_expr))
+    return found
+
+
+def _lock_of(expr: ast.expr, func: Func) -> tuple[object, tuple[str, ...]] | None:
+    """``(owner, name)``: the class and the attribute of ``self.<attr>``/``cls.<attr>`` in a method, or the module and
+    the name of a global; None for anything else."""
+    parts = dotted(expr)
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return (func.module, (parts[0],))
+    first = _first_parameter(func)
+    if len(parts) == 2 and func.cls is not None and parts[0] == first:
+        return (func.cls, ("self", parts[1]))
+    return None
+
+
+def _first_parameter(func: Func) -> str | None:
+    args = [*func.node.args.posonlyargs, *func.node.args.args]
+    return args[0].arg if args else None
+
+
+def _blocking_holder(reach, lock, func: Func, taken: ast.With) -> tuple[Func, Site] | None:
+    """Another holder of ``lock`` and the blocking site it reaches while holding it (the longest kind of wait when
+    several do: :data:`_RANK`), or None; memoised per lock on the walk (a holder whose walk comes back to the same
+    lock counts as not blocking there)."""
+    owner, name = lock
+    memo = reach.__dict__.setdefault("_faultlib_held_locks", {})
+    key = (id(owner), name, id(taken))
+    if key in memo:
+        return memo[key]
+    memo[key] = None
+    scopes = list(owner.methods.values()) if name[0] == "self" else list(owner.all_functions)
+    held = []
+    walked = set(reach._memo)  # the holders run off the loop: what their walk memoises is forgotten after it (the
+    for scope in scopes:  # walked functions are taken as run on the loop by the branch filters)
+        if name[0] == "self" and scope.parent is not None:
+            continue
+        spelt = [_first_parameter(scope), name[1]] if name[0] == "self" else list(name)
+        sites = [site for span in _spans(scope, spelt, taken) for call in _calls(span)
+                 for site in _reached(reach, call, scope)]
+        held += [(_RANK.get(site.kind, 0), -len(held) - k, scope, site) for k, site in enumerate(sites)]
+    for added in set(reach._memo) - walked:
+        del reach._memo[added]
+    if held:  # the longest wait said: a join or a process before a logger's frame walk
+        _, _, scope, site = max(held, key=lambda h: h[:2])
+        memo[key] = (scope, site)
+    return memo[key]
+
+
+def _reached(reach, call: ast.Call, scope: Func) -> list[Site]:
+    """The blocking site ``call`` is, or the sites the functions of the analysed files it runs reach."""
+    site = reach._blocking(call, scope, False)
+    if site is not None:
+        return [site]
+    return [inner for target in on_loop(reach.index, reach._followed(call, scope, scope.cls))
+            for inner, _ in reach._reach(target, receiver=scope.cls)]
+
+
+def _spans(scope: Func, lock: list[str], taken: ast.With) -> list[list[ast.stmt]]:
+    """The statement lists that hold ``lock`` in ``scope``, the body of ``taken`` left out."""
+    found = []
+    for block in statement_blocks(scope.node):
+        for i, statement in enumerate(block):
+            if isinstance(statement, ast.With) and statement is not taken and any(
+                    dotted(item.context_expr) == lock for item in statement.items):
+                found.append(statement.body)
+            if bare_call(statement, lock, "acquire"):
+                end = next((j for j in range(i + 1, len(block)) if bare_call(block[j], lock, "release")), len(block))
+                found.append(block[i + 1:end])
+    return found
+
+
+def _calls(span: list[ast.stmt]) -> list[ast.Call]:
+    """The calls of ``span``'s statements, nested functions and lambdas left out (they run when called)."""
+    found = []
+    todo: list[ast.AST] = list(span)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Call):
+            found.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    return sorted(found, key=lambda c: (c.lineno, c.col_offset))
