@@ -30,6 +30,7 @@ _POOL = """
         def __init__(self):
             self.renderer = Renderer()
             self.used = 0.0
+            self.idle = threading.Timer(30.0, {handed})
 
         {holder}
 
@@ -51,8 +52,8 @@ _JOINS = """def on_idle(self):
                 self.renderer.halt()"""
 
 
-def _pool(holder: str = _JOINS, lock: str = "threading.Lock()") -> str:
-    return _POOL.replace("{lock}", lock).replace("{holder}", holder)
+def _pool(holder: str = _JOINS, lock: str = "threading.Lock()", handed: str = "self.on_idle") -> str:
+    return _POOL.replace("{lock}", lock).replace("{holder}", holder).replace("{handed}", handed)
 
 
 def test_entering_the_lock_is_a_blocker_when_another_holder_joins_a_process_under_it(tmp_path):
@@ -80,11 +81,36 @@ def test_a_module_lock_held_by_a_function_that_joins_is_a_blocker(tmp_path):
             _worker.join()
 
 
+    _reaper = threading.Timer(600.0, shutdown)
+
+
     async def status():
         with _state:
             return _worker.is_alive()
     """
     assert flagged(tmp_path, source) == {("blocking_task", "with _state:")}
+
+
+def test_a_holder_that_no_thread_runs_cannot_hold_the_lock_while_the_loop_waits(tmp_path):
+    holder = _JOINS + """
+
+        def tick(self):
+            self.used = 0.0"""
+    assert flagged(tmp_path, _pool(holder, handed="self.tick")) == set()
+
+
+def test_a_lock_held_by_a_thread_in_an_installed_library_is_the_library_s_own_discipline(tmp_path):
+    source = """
+    from rich.progress import Progress
+
+
+    async def report(items):
+        with Progress() as progress:
+            task = progress.add_task("items", total=len(items))
+            for item in items:
+                progress.update(task, advance=1)
+    """
+    assert not {kind for kind, _ in flagged(tmp_path, source)} & {"blocking_task"}
 
 
 def test_a_lock_whose_holders_only_set_fields_is_silent(tmp_path):
@@ -105,3 +131,81 @@ def test_a_holder_that_joins_after_releasing_the_lock_is_silent(tmp_path):
 def test_an_asyncio_lock_is_not_a_threading_lock(tmp_path):
     source = _pool(lock="asyncio.Lock()").replace("import threading", "import asyncio")
     assert flagged(tmp_path, source) == set()
+
+
+# -- a flag of an object a FastAPI dependency builds, kept from a parameter FastAPI fills -------------------------
+
+_NOTIFIER = """
+    import requests
+    from fastapi import BackgroundTasks, Depends, FastAPI
+
+
+    class Notifier:
+        def __init__(self, bg=None):
+            self.bg = bg
+
+        @classmethod
+        def provide(cls, {param}):
+            return cls({passed})
+
+        def send(self, url):
+            if self.bg:
+                self.bg.add_task(self.post, url)
+            else:
+                self.post(url)
+
+        def post(self, url):
+            requests.post(url, timeout=5)
+
+
+    def nightly():
+        Notifier().send("http://hooks/nightly")
+
+
+    app = FastAPI()
+
+
+    {route}
+"""
+
+_PARAMETER_ROUTE = """@app.post("/items")
+    async def create(notifier: Notifier = Depends(Notifier.provide)):
+        notifier.send("http://hooks/created")"""
+
+_VIEW_ROUTE = """class ItemView:
+        notifier: Notifier = Depends(Notifier.provide)
+
+        def announce(self):
+            self.notifier.send("http://hooks/created")
+
+        async def create(self):
+            self.announce()"""
+
+
+def _notifier(route: str = _PARAMETER_ROUTE, param: str = "bg: BackgroundTasks", passed: str = "bg") -> str:
+    return _NOTIFIER.replace("{route}", route).replace("{param}", param).replace("{passed}", passed)
+
+
+def test_a_dependency_built_with_the_injected_background_tasks_never_runs_its_else_branch(tmp_path):
+    assert flagged(tmp_path, _notifier()) == set()
+
+
+def test_a_class_attribute_declared_with_the_dependency_holds_what_the_provider_builds(tmp_path):
+    assert flagged(tmp_path, _notifier(_VIEW_ROUTE)) == set()
+
+
+def test_an_optional_background_tasks_parameter_may_be_none(tmp_path):
+    found = flagged(tmp_path, _notifier(param="bg: BackgroundTasks | None = None"))
+    assert found == {("blocking_http", "requests.post(url, timeout=5)")}
+
+
+def test_a_provider_that_builds_without_the_background_tasks_keeps_the_else_branch(tmp_path):
+    found = flagged(tmp_path, _notifier(passed=""))
+    assert found == {("blocking_http", "requests.post(url, timeout=5)")}
+
+
+def test_a_route_that_builds_the_object_itself_keeps_the_else_branch(tmp_path):
+    route = """@app.post("/items")
+    async def create():
+        Notifier().send("http://hooks/created")"""
+    assert flagged(tmp_path, _notifier(route)) == {("blocking_http", "requests.post(url, timeout=5)")}

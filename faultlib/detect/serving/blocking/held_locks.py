@@ -19,10 +19,18 @@ class attribute) is held by the methods of that class, one module global by that
 when one of its calls is a blocking call the analysis knows, or runs a function of the analysed files that reaches
 one (followed as from the loop).
 
-Limits: the other holder is taken to run on another thread (a ``threading`` lock is there because the object is
-shared between threads); a holder that in fact only ever runs on the loop itself never makes the loop wait on the
-lock, but its own blocking call is then reported where it is made. A lock handed in from outside, or held by code
-outside its class or module, is not read.
+The holder must run on another thread, or nothing can hold the lock while the loop waits for it: a holder only ever
+called on the loop's own thread is done before the loop's ``with`` starts. The evidence read is that the holder, or
+a function that calls it (by its name), is handed on as a value somewhere in the analysed files -- a thread's
+``target``, a ``threading.Timer``'s function, ``asyncio.to_thread``, an executor's ``submit``, a timer or scheduler
+of the project's own that starts a thread with it (held-out wave 71: a document parser's model cache whose loader
+runs under ``asyncio.to_thread`` holding the cache's ``RLock`` for the whole model load, while the next request's
+constructor enters the same lock on the loop). Only the analysed code's locks are read: inside an installed library
+the lock discipline is the library's (a progress display's refresh thread renders under its own lock).
+
+Limits: a holder handed on as a value may still run on the loop (``loop.call_soon``), and one whose thread is
+started by a caller two calls up is not seen. A lock handed in from outside, or held by code outside its class or
+module, is not read.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.brief_locks import bare_call, statement_blocks
-from faultlib.detect.serving.blocking.model import Func, dotted, nodes_of
+from faultlib.detect.serving.blocking.model import Func, dotted, module_nodes_of, nodes_of
 from faultlib.detect.serving.blocking.sites import Site
 from faultlib.detect.serving.blocking.wrappers import on_loop
 
@@ -46,6 +54,8 @@ the network, then files, then CPU."""
 def contended_locks(reach, func: Func) -> list[Site]:
     """A site for each ``with <lock>:`` in ``func`` whose lock another span holds across a blocking call (see the
     module docstring); ``reach``: the :class:`~faultlib.detect.serving.blocking.reach.Reachability` walking it."""
+    if getattr(reach.index.installed, "inside_library", False):
+        return []
     found = []
     for statement in nodes_of(func, ast.With):
         for item in statement.items:
@@ -54,6 +64,7 @@ def contended_locks(reach, func: Func) -> list[Site]:
                 continue
             held = _blocking_holder(reach, lock, func, statement)
             if held is not None:
+                reach.__dict__.setdefault("_faultlib_lock_sites", set()).add(id(item.context_expr))
                 holder, site = held
                 found.append(Site("blocking_task", f"entering {ast.unparse(item.context_expr)} (a threading lock "
                                   f"{holder.qualname} holds across {site.what})", func, item.context_expr))
@@ -93,7 +104,7 @@ def _blocking_holder(reach, lock, func: Func, taken: ast.With) -> tuple[Func, Si
     held = []
     walked = set(reach._memo)  # the holders run off the loop: what their walk memoises is forgotten after it (the
     for scope in scopes:  # walked functions are taken as run on the loop by the branch filters)
-        if name[0] == "self" and scope.parent is not None:
+        if (name[0] == "self" and scope.parent is not None) or not _threaded(reach.index, scope):
             continue
         spelt = [_first_parameter(scope), name[1]] if name[0] == "self" else list(name)
         sites = [site for span in _spans(scope, spelt, taken) for call in _calls(span)
@@ -108,12 +119,38 @@ def _blocking_holder(reach, lock, func: Func, taken: ast.With) -> tuple[Func, Si
 
 
 def _reached(reach, call: ast.Call, scope: Func) -> list[Site]:
-    """The blocking site ``call`` is, or the sites the functions of the analysed files it runs reach."""
+    """The blocking site ``call`` is, or the sites the functions of the analysed files it runs reach (a wait on
+    another lock there left out: it is what this rule reports, not work done under the lock)."""
     site = reach._blocking(call, scope, False)
     if site is not None:
         return [site]
+    ours = reach.__dict__.setdefault("_faultlib_lock_sites", set())
     return [inner for target in on_loop(reach.index, reach._followed(call, scope, scope.cls))
-            for inner, _ in reach._reach(target, receiver=scope.cls)]
+            for inner, _ in reach._reach(target, receiver=scope.cls) if id(inner.node) not in ours]
+
+
+def _threaded(index, holder: Func) -> bool:
+    """Whether ``holder``, or a function calling it by its name, is handed on as a value (see the module
+    docstring)."""
+    handed = _handed_names(index)
+    if holder.node.name in handed:
+        return True
+    return any(caller.node.name in handed for call, caller in index.infer.sites().get(holder.node.name, [])
+               if caller is not holder)
+
+
+def _handed_names(index) -> frozenset[str]:
+    """The names read as values (a bare name or an attribute, not a call's callee) in the analysed files."""
+    memo = index.__dict__.get("_faultlib_handed_names")
+    if memo is None:
+        names: set[str] = set()
+        for module in index.distinct_modules():
+            callees = {id(node.func) for node in module_nodes_of(module, ast.Call)}
+            names.update(node.id if isinstance(node, ast.Name) else node.attr
+                         for node in module_nodes_of(module, (ast.Name, ast.Attribute))
+                         if isinstance(node.ctx, ast.Load) and id(node) not in callees)
+        memo = index.__dict__["_faultlib_handed_names"] = frozenset(names)
+    return memo
 
 
 def _spans(scope: Func, lock: list[str], taken: ast.With) -> list[list[ast.stmt]]:
