@@ -209,3 +209,73 @@ def test_a_route_that_builds_the_object_itself_keeps_the_else_branch(tmp_path):
     async def create():
         Notifier().send("http://hooks/created")"""
     assert flagged(tmp_path, _notifier(route)) == {("blocking_http", "requests.post(url, timeout=5)")}
+
+
+# -- a loop over the list a function of the files returns; a local bound to the loop variable ----------------------
+
+_STAGES = """
+    import subprocess
+
+
+    class Transcode:
+        def apply(self, clip):
+            subprocess.run(["ffmpeg", "-i", clip, "out.mp4"], check=True)
+
+
+    class Label:
+        def apply(self, clip):
+            return clip.upper()
+
+
+    {maker}
+
+
+    async def process(clip):
+        {loop}
+"""
+
+
+def _stages(maker: str, loop: str = "for stage in pipeline():\n            stage.apply(clip)") -> str:
+    return _STAGES.replace("{maker}", maker).replace("{loop}", loop)
+
+
+def test_each_element_of_a_returned_list_literal_runs_its_own_method(tmp_path):
+    source = _stages("def pipeline():\n        return [Label(), Transcode()]")
+    assert flagged(tmp_path, source) == {
+        ("blocking_subprocess", 'subprocess.run(["ffmpeg", "-i", clip, "out.mp4"], check=True)')}
+
+
+def test_a_returned_local_list_gives_its_elements_type(tmp_path):
+    source = _stages("def pipeline():\n        steps = [Transcode()]\n        return steps")
+    assert flagged(tmp_path, source) == {
+        ("blocking_subprocess", 'subprocess.run(["ffmpeg", "-i", clip, "out.mp4"], check=True)')}
+
+
+def test_a_local_bound_to_the_loop_variable_keeps_its_type(tmp_path):
+    loop = "for stage in [Transcode()]:\n            current = stage\n            current.apply(clip)"
+    source = _stages("def pipeline():\n        return []", loop)
+    assert flagged(tmp_path, source) == {
+        ("blocking_subprocess", 'subprocess.run(["ffmpeg", "-i", clip, "out.mp4"], check=True)')}
+
+
+def test_a_local_bound_to_a_loop_variable_over_a_returned_list_of_classes_runs_each(tmp_path):
+    loop = "for stage in pipeline():\n            current = stage\n            current.apply(clip)"
+    source = _stages("def pipeline():\n        return [Label(), Transcode()]", loop)
+    assert flagged(tmp_path, source) == {
+        ("blocking_subprocess", 'subprocess.run(["ffmpeg", "-i", clip, "out.mp4"], check=True)')}
+
+
+def test_a_returned_list_of_harmless_elements_is_silent(tmp_path):
+    assert flagged(tmp_path, _stages("def pipeline():\n        return [Label(), Label()]")) == set()
+
+
+def test_a_list_returned_on_one_branch_only_gives_no_type(tmp_path):
+    maker = ("def pipeline(kind=None):\n        if kind:\n            return [Transcode()]\n"
+             "        return REGISTRY.get(kind)\n\n\n    REGISTRY = {}")
+    loop = "for stage in pipeline():\n            stage.apply(clip)"
+    assert flagged(tmp_path, _stages(maker, loop)) == set()
+
+
+def test_a_generator_s_items_are_not_a_returned_list(tmp_path):
+    maker = "def pipeline():\n        yield Label()\n        return [Transcode()]"
+    assert flagged(tmp_path, _stages(maker)) == set()
