@@ -279,3 +279,12 @@ def test_a_list_returned_on_one_branch_only_gives_no_type(tmp_path):
 def test_a_generator_s_items_are_not_a_returned_list(tmp_path):
     maker = "def pipeline():\n        yield Label()\n        return [Transcode()]"
     assert flagged(tmp_path, _stages(maker)) == set()
+
+
+def test_a_subclass_that_declares_the_dependency_again_keeps_the_else_branch(tmp_path):
+    route = _VIEW_ROUTE + """
+
+
+    class QuietView(ItemView):
+        notifier: Notifier = Depends(Notifier)"""
+    assert flagged(tmp_path, _notifier(route)) == {("blocking_http", "requests.post(url, timeout=5)")}

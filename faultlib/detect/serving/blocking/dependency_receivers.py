@@ -22,7 +22,9 @@ the webhooks at once, for the scheduler's own bus) was reported on the routes' l
 
 Limits: only a parameter annotated exactly ``BackgroundTasks`` (not ``Optional``, no default) counts as injected;
 ``Request`` and ``WebSocket`` are mappings (their truth is their length) and are left out. A provider with more than
-one ``return``, or returning anything but a construction of the receiver's class, gives nothing.
+one ``return``, or returning anything but a construction of the receiver's class, gives nothing; so does an
+attribute a subclass declares again (``self`` may be an instance of it), and ``Depends()`` with no provider (FastAPI
+then builds the annotated class itself).
 """
 
 from __future__ import annotations
@@ -107,14 +109,26 @@ def _declaration(index, made: ast.expr, func: Func) -> ast.Call | None:
     if not (isinstance(made, ast.Attribute) and isinstance(made.value, ast.Name) and first
             and made.value.id == first[0].arg and func.cls is not None):
         return None
+    if any(_declared(sub, made.attr) for sub in index.subclasses(func.cls)):
+        return None  # a subclass may declare the attribute with another provider: `self` may be one of it
     for owner in lineage(index, func.cls):
-        for statement in owner.node.body:
-            if (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
-                    and statement.target.id == made.attr):
-                return _depends(index, statement.value, func) or _annotated(index, statement.annotation, func)
-            if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == made.attr
-                                                         for t in statement.targets):
-                return _depends(index, statement.value, func)
+        statement = _declared(owner, made.attr)
+        if isinstance(statement, ast.AnnAssign):
+            return _depends(index, statement.value, func) or _annotated(index, statement.annotation, func)
+        if statement is not None:
+            return _depends(index, statement.value, func)
+    return None
+
+
+def _declared(klass: Klass, name: str) -> ast.AnnAssign | ast.Assign | None:
+    """The statement of ``klass``'s body that binds the class attribute ``name``, or None."""
+    for statement in klass.node.body:
+        if (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+                and statement.target.id == name):
+            return statement
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
+                                                     for t in statement.targets):
+            return statement
     return None
 
 
