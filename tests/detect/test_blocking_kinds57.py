@@ -288,3 +288,28 @@ def test_a_subclass_that_declares_the_dependency_again_keeps_the_else_branch(tmp
     class QuietView(ItemView):
         notifier: Notifier = Depends(Notifier)"""
     assert flagged(tmp_path, _notifier(route)) == {("blocking_http", "requests.post(url, timeout=5)")}
+
+
+_TICKER = """
+    class Ticker:
+        def __init__(self):
+            self.job = None
+
+        def every(self, seconds, job):
+            self.job = job
+            threading.Timer(seconds, self.fire).start()
+
+        def fire(self):
+            self.job()
+"""
+
+
+def test_a_holder_handed_to_the_project_s_own_timer_runs_on_its_thread(tmp_path):
+    source = _pool().replace("self.idle = threading.Timer(30.0, self.on_idle)",
+                             "Ticker().every(30.0, self.on_idle)") + _TICKER
+    assert flagged(tmp_path, source) == {("blocking_task", "with self._guard:")}
+
+
+def test_a_holder_only_listed_as_a_value_is_not_seen_on_a_thread(tmp_path):
+    source = _pool().replace("self.idle = threading.Timer(30.0, self.on_idle)", "self.hooks = [self.on_idle]")
+    assert flagged(tmp_path, source) == set()

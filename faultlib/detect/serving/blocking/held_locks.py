@@ -21,15 +21,18 @@ one (followed as from the loop).
 
 The holder must run on another thread, or nothing can hold the lock while the loop waits for it: a holder only ever
 called on the loop's own thread is done before the loop's ``with`` starts. The evidence read is that the holder, or
-a function that calls it (by its name), is handed on as a value somewhere in the analysed files -- a thread's
-``target``, a ``threading.Timer``'s function, ``asyncio.to_thread``, an executor's ``submit``, a timer or scheduler
-of the project's own that starts a thread with it (held-out wave 71: a document parser's model cache whose loader
+a function that calls it (by its name), is handed to a thread by a call of the analysed files -- a thread's
+``target``, a ``threading.Timer``'s function, ``asyncio.to_thread``, ``run_in_executor``, an executor's ``submit``,
+or a function of a class of the project's own that starts threads (a timer wrapping ``threading.Timer``; held-out
+wave 75 above). A class whose every method takes the lock around its own database call (a store guarding one
+SQLite connection) gives no alarm at the ``with``: its calls block where they are made, and no thread is seen
+holding the lock (held-out wave 71: a document parser's model cache whose loader
 runs under ``asyncio.to_thread`` holding the cache's ``RLock`` for the whole model load, while the next request's
 constructor enters the same lock on the loop). Only the analysed code's locks are read: inside an installed library
 the lock discipline is the library's (a progress display's refresh thread renders under its own lock).
 
-Limits: a holder handed on as a value may still run on the loop (``loop.call_soon``), and one whose thread is
-started by a caller two calls up is not seen. A lock handed in from outside, or held by code outside its class or
+Limits: a holder whose thread is started by a caller two calls up, or by a framework (a sync route run in a
+thread pool), is not seen. A lock handed in from outside, or held by code outside its class or
 module, is not read.
 """
 
@@ -37,14 +40,18 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.brief_locks import bare_call, statement_blocks
-from faultlib.detect.serving.blocking.model import Func, dotted, module_nodes_of, nodes_of
+from faultlib.detect.serving.blocking.model import Func, dotted, nodes_of
 from faultlib.detect.serving.blocking.sites import Site
 from faultlib.detect.serving.blocking.wrappers import on_loop
 
 __all__ = ["contended_locks"]
 
 LOCK_TYPES = frozenset({"threading.Lock", "threading.RLock"})
+_THREADS = frozenset({"threading.Thread", "threading.Timer"})
+_THREAD_METHODS = frozenset(vocab.OFFLOAD_METHODS)
+"""Methods that run a function argument in a worker thread (``loop.run_in_executor(None, f)``, ``pool.submit(f)``)."""
 _RANK = {"blocking_subprocess": 3, "blocking_task": 3, "blocking_sleep": 3, "blocking_socket_io": 2,
          "blocking_http": 2, "blocking_db": 2, "blocking_file_io": 1}
 """Which holder's blocking call the message names first: waits for other processes and threads and sleeps, then
@@ -130,26 +137,56 @@ def _reached(reach, call: ast.Call, scope: Func) -> list[Site]:
 
 
 def _threaded(index, holder: Func) -> bool:
-    """Whether ``holder``, or a function calling it by its name, is handed on as a value (see the module
-    docstring)."""
-    handed = _handed_names(index)
-    if holder.node.name in handed:
+    """Whether ``holder``, or a function calling it by its name, is handed to a thread (see the module docstring)."""
+    if _handed_to_thread(index, holder.node.name):
         return True
-    return any(caller.node.name in handed for call, caller in index.infer.sites().get(holder.node.name, [])
-               if caller is not holder)
+    return any(_handed_to_thread(index, caller.node.name)
+               for _, caller in index.infer.sites().get(holder.node.name, []) if caller is not holder)
 
 
-def _handed_names(index) -> frozenset[str]:
-    """The names read as values (a bare name or an attribute, not a call's callee) in the analysed files."""
-    memo = index.__dict__.get("_faultlib_handed_names")
+def _handed_to_thread(index, name: str) -> bool:
+    """Whether a call of the analysed files passes the function ``name`` (``f``, ``self.f``, ``partial(f, ...)``) to
+    something that runs it in another thread: ``threading.Thread``/``Timer``, an offloading call
+    (:data:`~faultlib.detect.serving.blocking.vocab.OFFLOAD`, ``run_in_executor``, ``submit``), or a function of a
+    class or module of the analysed files that starts threads itself (a project's own timer)."""
+    for call, caller in _arguments(index).get(name, []):
+        last = (dotted(call.func) or [""])[-1]
+        if last in _THREAD_METHODS and isinstance(call.func, ast.Attribute):
+            return True
+        target = index.callee(call.func, caller)
+        if isinstance(target, str) and (target in _THREADS or target in vocab.OFFLOAD):
+            return True
+        if isinstance(target, Func) and id(target.cls or target.module) in _thread_owners(index):
+            return True
+    return False
+
+
+def _arguments(index) -> dict[str, list[tuple[ast.Call, Func]]]:
+    """Every call of the analysed files by the names of the functions it passes as arguments (once per index)."""
+    memo = index.__dict__.get("_faultlib_passed_functions")
     if memo is None:
-        names: set[str] = set()
-        for module in index.distinct_modules():
-            callees = {id(node.func) for node in module_nodes_of(module, ast.Call)}
-            names.update(node.id if isinstance(node, ast.Name) else node.attr
-                         for node in module_nodes_of(module, (ast.Name, ast.Attribute))
-                         if isinstance(node.ctx, ast.Load) and id(node) not in callees)
-        memo = index.__dict__["_faultlib_handed_names"] = frozenset(names)
+        memo = index.__dict__["_faultlib_passed_functions"] = {}
+        for calls in index.infer.sites().values():
+            for call, caller in calls:
+                for arg in [*call.args, *(k.value for k in call.keywords)]:
+                    if isinstance(arg, ast.Call) and (dotted(arg.func) or [""])[-1] == "partial" and arg.args:
+                        arg = arg.args[0]
+                    named = arg.id if isinstance(arg, ast.Name) else arg.attr if isinstance(arg, ast.Attribute) else None
+                    if named is not None:
+                        memo.setdefault(named, []).append((call, caller))
+    return memo
+
+
+def _thread_owners(index) -> set[int]:
+    """The ids of the classes (or, for plain functions, modules) of the analysed files that start a thread."""
+    memo = index.__dict__.get("_faultlib_thread_owners")
+    if memo is None:
+        memo = index.__dict__["_faultlib_thread_owners"] = set()
+        sites = index.infer.sites()
+        for last in ("Thread", "Timer"):
+            for call, caller in sites.get(last, []):
+                if index.callee(call.func, caller) in _THREADS:
+                    memo.add(id(caller.cls or caller.module))
     return memo
 
 
