@@ -12,16 +12,19 @@ runs. Held-out wave 75: a translation service whose request path enters ``with s
 while the idle-timeout thread holds the same lock across ``worker.stop()`` (``Process.join(timeout=5)``).
 
 So ``with <lock>:`` in a function run on the loop is a ``blocking_task`` site when the lock is a
-``threading.Lock``/``RLock`` (by its type) and another span holding it blocks: the body of another ``with`` on the
+``threading.Lock``/``RLock`` (by its type) and another span holding it waits: the body of another ``with`` on the
 lock, or the statements from an ``acquire()`` of it to the next ``release()`` in the same block. The holders read
 are those :mod:`~faultlib.detect.serving.blocking.brief_locks` reads: one ``self.<attr>`` (or ``cls.<attr>``, a
-class attribute) is held by the methods of that class, one module global by that module's functions. A span blocks
-when one of its calls is a blocking call the analysis knows, or runs a function of the analysed files that reaches
-one (followed as from the loop).
+class attribute) is held by the methods of that class, one module global by that module's functions. A span waits
+when one of its calls, or a function of the analysed files it runs (followed as from the loop), waits for another
+thread or process, for a remote peer, or sleeps (:data:`LONG_WAITS`): a join, a queue or process wait, an HTTP
+request, ``time.sleep`` -- a hold as long as something else takes. A hold across a file or database call is left
+out: a store guarding its one SQLite connection with a lock around each statement (held-out wave 71's model server)
+keeps it for one statement, and where the loop makes such calls itself they are reported where they are made.
 
 The holder must run on another thread, or nothing can hold the lock while the loop waits for it: a holder only ever
 called on the loop's own thread is done before the loop's ``with`` starts. The evidence read is that the holder, or
-a function that calls it (by its name), is handed to a thread by a call of the analysed files -- a thread's
+a function that calls it, is handed to a thread by a call of the analysed files -- a thread's
 ``target``, a ``threading.Timer``'s function, ``asyncio.to_thread``, ``run_in_executor``, an executor's ``submit``,
 or a function of a class of the project's own that starts threads (a timer wrapping ``threading.Timer``; held-out
 wave 75 above). A class whose every method takes the lock around its own database call (a store guarding one
@@ -52,10 +55,10 @@ LOCK_TYPES = frozenset({"threading.Lock", "threading.RLock"})
 _THREADS = frozenset({"threading.Thread", "threading.Timer"})
 _THREAD_METHODS = frozenset(vocab.OFFLOAD_METHODS)
 """Methods that run a function argument in a worker thread (``loop.run_in_executor(None, f)``, ``pool.submit(f)``)."""
-_RANK = {"blocking_subprocess": 3, "blocking_task": 3, "blocking_sleep": 3, "blocking_socket_io": 2,
-         "blocking_http": 2, "blocking_db": 2, "blocking_file_io": 1}
-"""Which holder's blocking call the message names first: waits for other processes and threads and sleeps, then
-the network, then files, then CPU."""
+LONG_WAITS = frozenset({"blocking_task", "blocking_subprocess", "blocking_sleep", "blocking_http",
+                        "blocking_socket_io"})
+"""The holders' blocking calls that count: waiting for another thread or process (a join, a queue, a process's
+exit), for a remote peer, or sleeping -- for as long as something else takes (see the module docstring)."""
 
 
 def contended_locks(reach, func: Func) -> list[Site]:
@@ -98,9 +101,8 @@ def _first_parameter(func: Func) -> str | None:
 
 
 def _blocking_holder(reach, lock, func: Func, taken: ast.With) -> tuple[Func, Site] | None:
-    """Another holder of ``lock`` and the blocking site it reaches while holding it (the longest kind of wait when
-    several do: :data:`_RANK`), or None; memoised per lock on the walk (a holder whose walk comes back to the same
-    lock counts as not blocking there)."""
+    """Another holder of ``lock`` and the wait (:data:`LONG_WAITS`) it reaches while holding it, or None; memoised
+    per lock on the walk (a holder whose walk comes back to the same lock counts as not blocking there)."""
     owner, name = lock
     memo = reach.__dict__.setdefault("_faultlib_held_locks", {})
     key = (id(owner), name, id(taken))
@@ -116,12 +118,11 @@ def _blocking_holder(reach, lock, func: Func, taken: ast.With) -> tuple[Func, Si
         spelt = [_first_parameter(scope), name[1]] if name[0] == "self" else list(name)
         sites = [site for span in _spans(scope, spelt, taken) for call in _calls(span)
                  for site in _reached(reach, call, scope)]
-        held += [(_RANK.get(site.kind, 0), -len(held) - k, scope, site) for k, site in enumerate(sites)]
+        held += [(scope, site) for site in sites if site.kind in LONG_WAITS]
     for added in set(reach._memo) - walked:
         del reach._memo[added]
-    if held:  # the longest wait said: a join or a process before a logger's frame walk
-        _, _, scope, site = max(held, key=lambda h: h[:2])
-        memo[key] = (scope, site)
+    if held:
+        memo[key] = held[0]
     return memo[key]
 
 
@@ -137,19 +138,22 @@ def _reached(reach, call: ast.Call, scope: Func) -> list[Site]:
 
 
 def _threaded(index, holder: Func) -> bool:
-    """Whether ``holder``, or a function calling it by its name, is handed to a thread (see the module docstring)."""
-    if _handed_to_thread(index, holder.node.name):
+    """Whether ``holder``, or a function of the analysed files that calls it, is handed to a thread (see the module
+    docstring)."""
+    if _handed_to_thread(index, holder):
         return True
-    return any(_handed_to_thread(index, caller.node.name)
-               for _, caller in index.infer.sites().get(holder.node.name, []) if caller is not holder)
+    return any(_handed_to_thread(index, caller) for call, caller in index.infer.sites().get(holder.node.name, [])
+               if caller is not holder and index.callee(call.func, caller) is holder)
 
 
-def _handed_to_thread(index, name: str) -> bool:
-    """Whether a call of the analysed files passes the function ``name`` (``f``, ``self.f``, ``partial(f, ...)``) to
-    something that runs it in another thread: ``threading.Thread``/``Timer``, an offloading call
+def _handed_to_thread(index, func: Func) -> bool:
+    """Whether a call of the analysed files passes ``func`` (``f``, ``self.f``, ``partial(f, ...)``, resolved to it)
+    to something that runs it in another thread: ``threading.Thread``/``Timer``, an offloading call
     (:data:`~faultlib.detect.serving.blocking.vocab.OFFLOAD`, ``run_in_executor``, ``submit``), or a function of a
     class or module of the analysed files that starts threads itself (a project's own timer)."""
-    for call, caller in _arguments(index).get(name, []):
+    for call, caller, arg in _arguments(index).get(func.node.name, []):
+        if index.callee(arg, caller) is not func:
+            continue
         last = (dotted(call.func) or [""])[-1]
         if last in _THREAD_METHODS and isinstance(call.func, ast.Attribute):
             return True
@@ -161,8 +165,9 @@ def _handed_to_thread(index, name: str) -> bool:
     return False
 
 
-def _arguments(index) -> dict[str, list[tuple[ast.Call, Func]]]:
-    """Every call of the analysed files by the names of the functions it passes as arguments (once per index)."""
+def _arguments(index) -> dict[str, list[tuple[ast.Call, Func, ast.expr]]]:
+    """Every call of the analysed files by the names of the functions it passes as arguments, with the caller and the
+    argument (once per index)."""
     memo = index.__dict__.get("_faultlib_passed_functions")
     if memo is None:
         memo = index.__dict__["_faultlib_passed_functions"] = {}
@@ -173,7 +178,7 @@ def _arguments(index) -> dict[str, list[tuple[ast.Call, Func]]]:
                         arg = arg.args[0]
                     named = arg.id if isinstance(arg, ast.Name) else arg.attr if isinstance(arg, ast.Attribute) else None
                     if named is not None:
-                        memo.setdefault(named, []).append((call, caller))
+                        memo.setdefault(named, []).append((call, caller, arg))
     return memo
 
 
