@@ -26,7 +26,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import Func, dotted
 
-__all__ = ["held_briefly"]
+__all__ = ["bare_call", "held_briefly", "statement_blocks"]
 
 LOCKS = frozenset({"threading.Lock.acquire", "threading.RLock.acquire"})
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
@@ -63,37 +63,37 @@ def _brief(lock: list[str], func: Func) -> bool:
 
 def _spans(node: ast.AST, lock: list[str]) -> list[list[ast.stmt]] | None:
     """The statement lists that hold ``lock`` in ``node``'s body, or None when an ``acquire()`` has no readable span."""
-    bare = {id(s.value) for block in _blocks(node) for s in block if _is(s, lock, "acquire")}
+    bare = {id(s.value) for block in statement_blocks(node) for s in block if bare_call(s, lock, "acquire")}
     if any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "acquire" and
            dotted(c.func.value) == lock and id(c) not in bare for c in ast.walk(node)):
         return None  # `if lock.acquire(timeout=1): ...`: a holder whose span is not a statement list read here
     found = []
-    for block in _blocks(node):
+    for block in statement_blocks(node):
         for i, statement in enumerate(block):
             if isinstance(statement, (ast.With, ast.AsyncWith)) and any(
                     dotted(item.context_expr) == lock for item in statement.items):
                 found.append(statement.body)
-            if _is(statement, lock, "acquire"):
-                end = next((j for j in range(i + 1, len(block)) if _is(block[j], lock, "release")), None)
+            if bare_call(statement, lock, "acquire"):
+                end = next((j for j in range(i + 1, len(block)) if bare_call(block[j], lock, "release")), None)
                 if end is None:
                     return None
                 found.append(block[i + 1:end])
     return found
 
 
-def _blocks(node: ast.AST):
+def statement_blocks(node: ast.AST):
     """Every statement list inside ``node`` (bodies, branches, handlers), nested functions excluded."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        yield from _blocks(child)
+        yield from statement_blocks(child)
     for field in ("body", "orelse", "finalbody"):
         value = getattr(node, field, None)
         if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
             yield value
 
 
-def _is(statement: ast.stmt, lock: list[str], method: str) -> bool:
+def bare_call(statement: ast.stmt, lock: list[str], method: str) -> bool:
     """Whether ``statement`` is the bare expression ``<lock>.<method>()``."""
     return (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
             and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr == method

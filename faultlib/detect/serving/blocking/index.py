@@ -50,7 +50,7 @@ from faultlib.detect.serving.blocking.shapes import is_property, protocol_implem
 from faultlib.detect.serving.blocking.star_exports import documented_re_export, star_lookup
 from faultlib.detect.serving.blocking.subscripted_clients import known_client, qualified_type
 from faultlib.detect.serving.blocking.listed_elements import listed_loop_types
-from faultlib.detect.serving.blocking.literal_loop_types import literal_loop_types
+from faultlib.detect.serving.blocking.literal_loop_types import literal_loop_types, loop_aliases
 from faultlib.detect.serving.blocking.stored_callables import stored_callable
 from faultlib.detect.serving.blocking.stored_locals import local_names, stores_locals
 from faultlib.detect.serving.blocking.method_aliases import bound_method
@@ -303,6 +303,7 @@ class Index(TypeOf):
         types.update(loop_item_types(self, func, types))  # for s in cls._open.values(), _open: dict[str, Store]
         types.update(literal_loop_types(self, func, types))  # for path in [DEFAULT, folder / "app.yaml"]
         types.update(listed_loop_types(self, func, types))  # for w in self.workers, [Worker(p) for p in ports]
+        types.update(loop_aliases(func, types))  # current = w, inside that loop
         overrule(self, func, types, [a.arg for a in params if a.annotation is not None and a.arg not in defaults])
 
     def attributes(self, klass: Klass) -> dict[str, Type]:

@@ -36,7 +36,7 @@ COMPREHENSIONS = (ast.ListComp, ast.SetComp)
 def listed_element(index, container: ast.expr, func: Func) -> Type | None:
     """The type of an element of the local list ``container`` or of the instance's list attribute ``self.X`` (see
     the module docstring), or None."""
-    found = [index.type_of(e, where) for e, where in _elements(container, func)]
+    found = [index.type_of(e, where) for e, where in _elements(index, container, func)]
     first = found[0] if found else None
     return first if first is not None and all(t is first or t == first for t in found) else None
 
@@ -51,7 +51,7 @@ def listed_classes(index, container: ast.expr, func: Func) -> list[Klass]:
                                                if n.id == container.id and isinstance(n.ctx, ast.Store)) != 1:
         return []
     found: list[Klass] = []
-    todo = list(_elements(container, func))
+    todo = list(_elements(index, container, func))
     while todo:
         element, where = todo.pop(0)
         if isinstance(element, ast.IfExp):
@@ -65,19 +65,18 @@ def listed_classes(index, container: ast.expr, func: Func) -> list[Klass]:
     return found if len(found) > 1 else []
 
 
-def _elements(container: ast.expr, func: Func) -> list[tuple[ast.expr, Func]]:
+def _elements(index, container: ast.expr, func: Func) -> list[tuple[ast.expr, Func]]:
     """The element expressions of every list ``container`` is bound to, with the function each is written in; []
     unless every binding is a display or a comprehension. A local list of displays alone is left to the index's
     literal tables (:func:`~faultlib.detect.serving.blocking.literal_loop_types.literal_loop_types`); an instance's
-    list attribute counts with displays alone (``self.handlers = [Audit(), Mailer()]`` in ``__init__``)."""
+    list attribute counts with displays alone (``self.handlers = [Audit(), Mailer()]`` in ``__init__``), and so does
+    the list a call of the analysed files returns (:func:`_returned_values`)."""
     if isinstance(container, ast.Name):
-        values = [(n.value, func) for n in nodes_of(func, ast.Assign)
-                  if any(isinstance(t, ast.Name) and t.id == container.id for t in n.targets)]
-        stores = sum(1 for n in nodes_of(func, ast.Name) if n.id == container.id and isinstance(n.ctx, ast.Store))
-        if stores != len(values):
-            return []
+        values = _bound_values(container.id, func)
     elif _self_attribute(container, func):
         values = _attribute_values(func.cls, container.attr)
+    elif isinstance(container, ast.Call):
+        values = _returned_values(index, container, func)
     else:
         return []
     if not values or not all(isinstance(v, (*DISPLAYS, *COMPREHENSIONS)) for v, _ in values):
@@ -85,6 +84,34 @@ def _elements(container: ast.expr, func: Func) -> list[tuple[ast.expr, Func]]:
     if isinstance(container, ast.Name) and not any(isinstance(v, COMPREHENSIONS) for v, _ in values):
         return []
     return [(e, where) for v, where in values for e in ([v.elt] if isinstance(v, COMPREHENSIONS) else v.elts)]
+
+
+def _bound_values(name: str, func: Func) -> list[tuple[ast.expr, Func]]:
+    """The values of every ``name = value`` in ``func``; [] when ``name`` is also bound another way."""
+    values = [(n.value, func) for n in nodes_of(func, ast.Assign)
+              if any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+    stores = sum(1 for n in nodes_of(func, ast.Name) if n.id == name and isinstance(n.ctx, ast.Store))
+    return values if stores == len(values) else []
+
+
+def _returned_values(index, call: ast.Call, func: Func) -> list[tuple[ast.expr, Func]]:
+    """The lists a sync function of the analysed files hands back, with that function: ``def make(): return
+    [Slow(), Fast()]`` (or a local it binds only to displays and returns), so ``for h in make():`` binds each element
+    in turn. Every ``return`` must give a display or such a local; a generator, a coroutine or a bare ``return``
+    gives none."""
+    callee = index.callee(call.func, func)
+    if not isinstance(callee, Func) or callee.is_async or nodes_of(callee, (ast.Yield, ast.YieldFrom)):
+        return []
+    returns = nodes_of(callee, ast.Return)
+    values: list[tuple[ast.expr, Func]] = []
+    for node in returns:
+        if isinstance(node.value, (*DISPLAYS, *COMPREHENSIONS)):
+            values.append((node.value, callee))
+        elif isinstance(node.value, ast.Name) and (bound := _bound_values(node.value.id, callee)):
+            values += bound
+        else:
+            return []
+    return values
 
 
 def listed_loop_types(index, func: Func, known: dict) -> dict:
@@ -96,7 +123,7 @@ def listed_loop_types(index, func: Func, known: dict) -> dict:
     for node in nodes_of(func, ast.For):
         target = node.target
         if isinstance(target, ast.Name) and target.id not in known and target.id not in found \
-                and isinstance(node.iter, (ast.Name, ast.Attribute)):
+                and isinstance(node.iter, (ast.Name, ast.Attribute, ast.Call)):
             element = listed_element(index, node.iter, func)
             if element is not None:
                 found[target.id] = element

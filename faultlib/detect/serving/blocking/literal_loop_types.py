@@ -23,7 +23,7 @@ from faultlib.detect.serving.blocking.listed_elements import listed_classes
 from faultlib.detect.serving.blocking.loop_items import loop_rows, loop_values
 from faultlib.detect.serving.blocking.model import Func, Klass, nodes_of
 
-__all__ = ["literal_loop_types", "looped_classes"]
+__all__ = ["literal_loop_types", "loop_aliases", "looped_classes"]
 
 
 def literal_loop_types(index, func: Func, known: dict) -> dict:
@@ -48,6 +48,9 @@ def looped_classes(index, func: Func, use: ast.Name) -> list[Klass]:
     loop's rows not all instances of the analysed files' classes). Only that loop counts: another ``for`` of the
     same name over other classes binds it to those only while it runs."""
     loop = _enclosing_loop(func, use)
+    alias = _alias_of(func, use) if loop is None else None
+    if alias is not None:  # current = stage; current.run(x): the loop variable's classes
+        loop, use = alias
     if loop is None:
         return []
     table = func.__dict__.setdefault("_faultlib_looped_classes", {})
@@ -55,6 +58,36 @@ def looped_classes(index, func: Func, use: ast.Name) -> list[Klass]:
     if key not in table:
         table[key] = _looped(index, func, loop, use.id)
     return table[key]
+
+
+def loop_aliases(func: Func, types: dict) -> dict:
+    """``{local: type}`` for a local bound once, inside a ``for``, to that loop's variable (``current = stage``), when
+    the loop variable has a type in ``types``: each turn it names the same object the variable does."""
+    found: dict = {}
+    for node in nodes_of(func, ast.Assign):
+        if (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Name)
+                and node.targets[0].id not in types and node.value.id in types
+                and _enclosing_loop(func, node.value) is not None and _stores(func, node.targets[0].id) == 1):
+            found[node.targets[0].id] = types[node.value.id]
+    return found
+
+
+def _alias_of(func: Func, use: ast.Name) -> tuple[ast.For, ast.Name] | None:
+    """``(loop, the loop variable's read)`` when ``use`` reads a local bound once to the loop variable of a ``for``
+    whose body holds ``use`` (see :func:`loop_aliases`)."""
+    if _stores(func, use.id) != 1:
+        return None
+    for node in nodes_of(func, ast.Assign):
+        if (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == use.id
+                and isinstance(node.value, ast.Name)):
+            loop = _enclosing_loop(func, node.value)
+            if loop is not None and any(n is use for stmt in loop.body for n in ast.walk(stmt)):
+                return loop, node.value
+    return None
+
+
+def _stores(func: Func, name: str) -> int:
+    return sum(1 for n in nodes_of(func, ast.Name) if n.id == name and not isinstance(n.ctx, ast.Load))
 
 
 def _enclosing_loop(func: Func, use: ast.Name) -> ast.For | None:
@@ -83,6 +116,6 @@ def _looped(index, func: Func, loop: ast.For, name: str) -> list[Klass]:
                 return []
             found += [typed] if all(typed is not k for k in found) else []
         return found if len(found) > 1 else []
-    if isinstance(loop.iter, (ast.Name, ast.Attribute)):
+    if isinstance(loop.iter, (ast.Name, ast.Attribute, ast.Call)):  # for h in make(): make's returned list
         return listed_classes(index, loop.iter, func)
     return []

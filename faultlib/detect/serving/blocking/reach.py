@@ -22,6 +22,7 @@ from faultlib.detect.serving.blocking.async_closures import closure_runs, factor
 from faultlib.detect.serving.blocking.awaited_sync import awaited_sync_call
 from faultlib.detect.serving.blocking.callers import loop_entry, note_entry
 from faultlib.detect.serving.blocking.index import Func, Index, Klass, dotted
+from faultlib.detect.serving.blocking.held_locks import contended_locks
 from faultlib.detect.serving.blocking.hook_params import calls_hook
 from faultlib.detect.serving.blocking.imported_tools import imported_tools
 from faultlib.detect.serving.blocking.loop_callbacks import loop_callback
@@ -164,7 +165,8 @@ class Reachability(BodyCalls):
             streams = [Site(opened.kind, f"{opened.what} (stream=True, iterated on the loop)", func, loop)
                        for loop, opened in consumed_streams(func, self.index, self._blocking)]  # opened off the loop
             for site in [*streams, *waiting_iterations(func, self.index),  # for text in streamer: each next() waits
-                         *blocking_reads(func, self.index)]:  # result.state: the property asks the backend
+                         *blocking_reads(func, self.index),  # result.state: the property asks the backend
+                         *contended_locks(self, func)]:  # with lock: another holder blocks under it (held_locks)
                 found.append((site, ((func, site.node.lineno),)))
         finally:
             self._busy.discard(key)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.dependency_receivers import INSTANCE, dependency_construction, injected_instance
 from faultlib.detect.serving.blocking.handed_in import lineage
 from faultlib.detect.serving.blocking.infer import _single_assignment
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
@@ -59,31 +60,40 @@ class ReceiverFlags:
         """The flags of the object ``call`` (``x.m(...)``) runs ``callee`` on, when ``x`` was built on the spot."""
         if not isinstance(call.func, ast.Attribute) or callee.cls is None:
             return None
-        made = call.func.value
-        if isinstance(made, ast.Name):
-            made = _single_assignment(func, made.id)
-        if not isinstance(made, ast.Call):
-            return None
+        receiver = call.func.value
+        made = _single_assignment(func, receiver.id) if isinstance(receiver, ast.Name) else receiver
+        if not isinstance(made, ast.Call):  # self.bus = Depends(Bus.provider): what the provider builds
+            klass = callee.cls
+            provided = dependency_construction(self.index, receiver, func, klass)
+            if provided is None or callee.node.name not in _methods(self.index, klass):
+                return None
+            return self.flags(klass, *provided)
         klass = self.index.callee(made.func, func)
         if not isinstance(klass, Klass) or callee.node.name not in _methods(self.index, klass):
             return None
         return self.flags(klass, made)
 
-    def flags(self, klass: Klass, made: ast.Call) -> dict[str, set]:
+    def flags(self, klass: Klass, made: ast.Call, provider: Func | None = None) -> dict[str, set]:
         """``{attribute: the constant values it may hold}`` for an instance of ``klass`` built by ``made``, for the
-        attributes whose every write is known (see the module docstring)."""
+        attributes whose every write is known (see the module docstring); ``provider``: the FastAPI dependency
+        whose ``return`` is ``made``, whose injected parameters hold instances
+        (:mod:`~faultlib.detect.serving.blocking.dependency_receivers`)."""
         init = self.index.method(klass, "__init__")
         found: dict[str, set] = {}
         for attr, writes in self._all_writes(klass).items():
             values: set = set()
             for method, value in writes:
-                constant = _value(value, method, made) if method is init else _UNKNOWN
+                constant = _value(value, method, made, self._injected(provider)) if method is init else _UNKNOWN
                 if constant is _UNKNOWN:
                     break
                 values.add(constant)
             else:
                 found[attr] = values
         return found
+
+    def _injected(self, provider: Func | None):
+        """``given -> bool``: whether an argument of the construction is an instance the provider is handed."""
+        return lambda given: provider is not None and injected_instance(self.index, provider, given)
 
     def _all_writes(self, klass: Klass) -> dict[str, list[tuple[Func, ast.expr]]]:
         """``self.attr = value`` in every method of ``klass`` and its bases of the analysed files (``None`` as the
@@ -116,8 +126,10 @@ def _stores(node: ast.AST):
             yield target, None
 
 
-def _value(value: ast.expr | None, init: Func, made: ast.Call):
-    """The constant ``value`` (written in ``init``) holds for the construction ``made``, or ``_UNKNOWN``."""
+def _value(value: ast.expr | None, init: Func, made: ast.Call, injected=lambda given: False):
+    """The constant ``value`` (written in ``init``) holds for the construction ``made``, or ``_UNKNOWN``; an argument
+    ``injected`` says is an always-true instance holds :data:`~faultlib.detect.serving.blocking.dependency_receivers.
+    INSTANCE`."""
     if value is None:
         return _UNKNOWN
     if isinstance(value, ast.Constant):
@@ -128,6 +140,8 @@ def _value(value: ast.expr | None, init: Func, made: ast.Call):
             isinstance(n, ast.Name) and n.id == name.id and not isinstance(n.ctx, ast.Load) for n in init.nodes):
         return _UNKNOWN
     given = _given(init, name.id, made)
+    if injected(given):
+        return True if truth else INSTANCE
     if not isinstance(given, ast.Constant):
         return _UNKNOWN
     return bool(given.value) if truth else given.value
