@@ -45,6 +45,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.evalsets import DATA_CONTAINERS
 from faultlib.detect.data.leakage.handerrors import handwritten_error, imported_names
 from faultlib.detect.data.leakage.linescopes import LineScopes
+from faultlib.detect.data.leakage.otherscores import OtherScores
 from faultlib.detect.data.leakage.targets import call_name
 from faultlib.pyflow.walk import walk, walk_once
 
@@ -114,6 +115,7 @@ class StopScores:
         self._events: list[tuple[ast.AST, list[ast.expr]]] = []  # a scoring node and the expressions it scores
         self._functions: list[ast.AST] = []
         self._scopes = LineScopes(tree)
+        self._others = OtherScores(tree, self._scopes)
         modules = imported_names(tree)
         for node in walk_once(tree):
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -282,7 +284,8 @@ class StopScores:
                         node.value.id in models:
                     found = f"{ast.unparse(node)} (line {{{node.lineno}}})"
                 continue
-            if any(vocab.looks_like_test(r) for r in read if "[" not in r):
+            held_out = {r for r in read if "[" not in r and vocab.looks_like_test(r)}
+            if held_out and not self._others.other_model_score(node.lineno, call, held_out):
                 return None  # another held-out part is scored: that is the reported score
         return found
 
