@@ -283,3 +283,84 @@ def test_the_best_score_read_with_attr_is_the_stopping_folds_score(tmp_path):
 def test_the_best_iteration_read_back_is_silent(tmp_path):
     text = BEST_READ.replace("{read}", "booster.attr('best_iteration')")
     assert not {a for a in dedented_alarms(tmp_path, text) if a[0] == "tuned_on_test"}
+
+
+# ------------------------------------------------------------------------ one-hot columns over train and test stacked
+
+DUMMIES = """\
+    import pandas as pd
+    from sklearn.ensemble import RandomForestRegressor
+
+    train = pd.read_csv('train.csv')
+    test = pd.read_csv('test.csv')
+    y = train.pop('price')
+    {encode}
+    model = RandomForestRegressor().fit(X, y)
+    pd.DataFrame({'price': model.predict(X_new)}).to_csv('submission.csv', index=False)
+"""
+
+OVER_STACK = """full = pd.concat([train, test])
+    full = pd.get_dummies(full, dummy_na=True)
+    X, X_new = full[:len(train)], full[len(train):]"""
+
+EACH_ALONE = """X = pd.get_dummies(train)
+    X_new = pd.get_dummies(test).reindex(columns=X.columns, fill_value=0)"""
+
+
+def test_one_hot_columns_made_over_train_and_test_stacked_are_a_fit_on_the_test_rows(tmp_path):
+    text = DUMMIES.replace("{encode}", OVER_STACK)
+    assert ("fit_on_test", line_of(text, "pd.get_dummies(")) in dedented_alarms(tmp_path, text)
+
+
+def test_one_hot_columns_made_on_each_table_alone_are_silent(tmp_path):
+    assert not dedented_alarms(tmp_path, DUMMIES.replace("{encode}", EACH_ALONE))
+
+
+# --------------------------------------------- fits on the rows a feature-engineering object keeps on self, then CV
+
+ENGINEER = """\
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_score
+    from sklearn.preprocessing import StandardScaler
+
+
+    class Engineer:
+        def __init__(self, train_df, test_df):
+            self.train = train_df
+            self.test = test_df
+            self.refresh_lists()
+
+        def refresh_lists(self):
+            self.used_cols = [c for c in self.train.columns if c not in ('id', 'target')]
+            self.flag_cols = [c for c in self.used_cols if c.endswith('_bin')]
+            self.float_cols = [c for c in self.used_cols if c not in self.flag_cols]
+
+        def scale(self):
+            scaler = StandardScaler()
+            scaler.fit(self.train[self.float_cols])
+            for frame in (self.train, self.test):
+                frame[self.float_cols] = scaler.transform(frame[self.float_cols])
+
+
+    train = pd.read_csv('train.csv')
+    test = pd.read_csv('test.csv')
+    eng = Engineer(train, test)
+    eng.scale()
+    train, test = eng.train, eng.test
+    {use}
+"""
+
+CROSS_VALIDATED = "print(cross_val_score(LogisticRegression(), train[eng.used_cols], train['target'], cv=5).mean())"
+ONLY_PREDICTED = """model = LogisticRegression().fit(train[eng.used_cols], train['target'])
+    test['target'] = model.predict_proba(test[eng.used_cols])[:, 1]
+    test[['id', 'target']].to_csv('submission.csv', index=False)"""
+
+
+def test_a_scaler_fitted_on_the_rows_an_engineer_keeps_then_cross_validated_is_fit_outside_cv(tmp_path):
+    text = ENGINEER.replace("{use}", CROSS_VALIDATED)
+    assert ("fit_outside_cv", line_of(text, "scaler.fit(")) in dedented_alarms(tmp_path, text)
+
+
+def test_the_same_engineer_whose_rows_are_only_used_to_predict_the_test_file_is_silent(tmp_path):
+    assert not dedented_alarms(tmp_path, ENGINEER.replace("{use}", ONLY_PREDICTED))
