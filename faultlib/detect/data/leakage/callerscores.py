@@ -32,26 +32,11 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage.moduleflags import module_switches
-from faultlib.pyflow.walk import walk_once
-
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+from faultlib.pyflow.walk import scope_nodes, walk_once
 
 
 def _positional(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     return [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
-
-
-def _own_returns(fn: ast.AST) -> list[ast.Return]:
-    out: list[ast.Return] = []
-    stack = list(ast.iter_child_nodes(fn))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Return) and node.value is not None:
-            out.append(node)
-        stack.extend(ast.iter_child_nodes(node))
-    return out
 
 
 def _calls_of(tree: ast.Module, fn: ast.AST) -> list[tuple[ast.Call, ast.stmt | None]]:
@@ -74,7 +59,7 @@ class CallerScores:
     def _returned_positions(self, fn: ast.AST, rows: set[str]) -> set[int | None]:
         """The positions of ``fn``'s returned tuple computed from ``rows`` (``None``: the whole value)."""
         out: set[int | None] = set()
-        for ret in _own_returns(fn):
+        for ret in (n for n in scope_nodes(fn) if isinstance(n, ast.Return) and n.value is not None):
             value = ret.value
             items = list(enumerate(value.elts)) if isinstance(value, ast.Tuple) else [(None, value)]
             for i, item in items:

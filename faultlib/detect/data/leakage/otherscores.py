@@ -26,7 +26,7 @@ import ast
 
 from faultlib.detect.data.leakage.linescopes import LineScopes
 from faultlib.detect.data.leakage.targets import call_name
-from faultlib.pyflow.walk import walk, walk_once
+from faultlib.pyflow.walk import scope_nodes, walk, walk_once
 
 #: calls that train a model (or cross-validate one, which trains it per fold)
 _TRAINS = frozenset({"fit", "train", "fit_generator", "cross_val_score", "cross_validate", "cross_val_predict"})
@@ -35,19 +35,6 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 def _base_name(base: ast.expr) -> str:
     return base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else ""
-
-
-def _own_nodes(fn: ast.AST) -> list[ast.AST]:
-    """The nodes of ``fn``'s body, not those of functions or classes defined inside it."""
-    out: list[ast.AST] = []
-    stack = list(ast.iter_child_nodes(fn))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)):
-            continue
-        out.append(node)
-        stack.extend(ast.iter_child_nodes(node))
-    return out
 
 
 def _assigned(nodes: list[ast.AST]) -> set[str]:
@@ -84,7 +71,7 @@ class OtherScores:
     def _training_locals(self, fn: ast.AST) -> set[str] | None:
         """The names ``fn`` binds itself when its own body trains a model, else ``None``."""
         if id(fn) not in self._trains:
-            nodes = _own_nodes(fn)
+            nodes = scope_nodes(fn)
             trains = any(isinstance(n, ast.Call) and call_name(n) in _TRAINS for n in nodes)
             self._trains[id(fn)] = _assigned(nodes) if trains else None
         return self._trains[id(fn)]

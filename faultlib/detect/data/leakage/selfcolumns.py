@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.data.leakage.params import reached
 from faultlib.pyflow.walk import walk_once
 
 
@@ -75,13 +76,7 @@ def kept_column_lists(tree: ast.Module, hops: int = 6) -> frozenset[str]:
             direct, attrs = _reads(node.value)
             before = reads.get(attr, (False, set()))
             reads[attr] = (before[0] or direct, before[1] | attrs)
-    found = {attr for attr, (direct, _) in reads.items() if direct}
-    for _ in range(hops):
-        more = {attr for attr, (_, attrs) in reads.items() if attr not in found and attrs & found}
-        if not more:
-            break
-        found |= more
-    return frozenset(found)
+    return frozenset(reached(reads, hops))
 
 
 def selects_kept_columns(index: ast.expr, kept: frozenset[str]) -> bool:
