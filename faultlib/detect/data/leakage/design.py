@@ -77,6 +77,7 @@ from faultlib.detect.data.leakage.predbuffers import (
 )
 from faultlib.detect.data.leakage.residualstats import residual_statistics
 from faultlib.detect.data.leakage.samplediffs import within_sample_temporal
+from faultlib.detect.data.leakage.stackdummies import data_argument, one_hot_over_stack
 from faultlib.detect.data.leakage.scoredstats import scored_statistics
 from faultlib.detect.data.leakage.samplehelpers import helper_reductions
 from faultlib.detect.data.leakage.samples import groupby_call, lasting_keys, own_rows, sample_keys
@@ -558,6 +559,11 @@ class DesignChecks:
             data = as_data(args[0])
             if data is not None:
                 return self._statistic(data, f"{_shown(node.func)}()", node, frame, per_row=True)
+        encoded = as_data(data_argument(args, kwargs)) if name == "get_dummies" else None
+        if one_hot_over_stack(name, top, encoded):  # pd.get_dummies(pd.concat([train, test])) (stackdummies.py)
+            fit = self._fit(Est(f"{_shown(node.func)}()", "transformer", preprocessing=True), encoded, False, name,
+                            node, frame)
+            return Data(encoded.rows, encoded.taints | ({fit} if fit else set()), encoded.test)  # type: ignore[union-attr]
         binned = self._binning(name, top, args, kwargs, node, frame)
         if binned is not None:
             return binned

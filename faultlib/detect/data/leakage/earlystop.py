@@ -70,6 +70,7 @@ import re
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.boosterparams import params_stop
 from faultlib.detect.data.leakage.callbackhelpers import functions, returned_values
 from faultlib.detect.data.leakage.evalsets import EVAL_KEYWORDS, _items
 from faultlib.detect.data.leakage.foldbodies import fold_body
@@ -112,11 +113,18 @@ def _true(node: ast.expr | None) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
 
 
+#: a monitored quantity named for the evaluation rows: Keras prefixes their metrics with ``val_`` ("val_loss", its
+#: ``monitor`` default); a custom callback that scores ``validation_data`` itself names its entry in ``logs`` as it
+#: likes, usually with the same word: ``logs['norm_gini_val']``, ``logs['roc_auc_valid']``
+_EVALUATION_MONITOR = re.compile(r"(^|_)(val|valid|validation|eval|dev)(_|$|\d)", re.IGNORECASE)
+
+
 def _watches_evaluation(call: ast.Call) -> bool:
-    """The callback's ``monitor`` is an evaluation-set metric (``val_loss``, its Keras default), not a training one."""
+    """The callback's ``monitor`` is an evaluation-set metric (``val_loss``, its Keras default; ``norm_gini_val``,
+    the evaluation rows' score a custom callback writes into ``logs``), not a training one (``loss``, ``acc``)."""
     monitor = _keyword(call, ("monitor",))
     return not (isinstance(monitor, ast.Constant) and isinstance(monitor.value, str)
-                and not monitor.value.startswith("val"))
+                and not monitor.value.startswith("val") and not _EVALUATION_MONITOR.search(monitor.value))
 
 
 def _chooses(node: ast.expr | None, bindings: dict[str, list[ast.expr]], loads: bool, depth: int = 3,
@@ -186,7 +194,8 @@ class EarlyStops:
                 out.options.update({k: inner.options[k] for k in ("stops", "use_best_model") if k in inner.options})
                 out.options["last_set"] = inner.cls.startswith(("XGB", "CatBoost"))
         elif ref.last == "train" and ref.module.split(".")[0] in _BOOSTER_TRAIN:
-            how = self._stop_rule(node, catboost=False)
+            how = self._stop_rule(node, catboost=False) or params_stop(  # lgb.train({'early_stopping_round': 50})
+                ref.module.split(".")[0], node, args[0] if args else kwargs.get("params"), self.tree, self._bindings)
             if how:
                 self._stopped_on([*args[3:4], *(kwargs.get(k) for k in EVAL_KEYWORDS)], node, how, ref.last, frame,
                                  args[1] if len(args) > 1 else kwargs.get("train_set", kwargs.get("dtrain")),

@@ -32,7 +32,9 @@ A mixin of :class:`faultlib.detect.data.leakage.static.Analyzer` (it needs ``_fi
   part['Age'].median())``, the Kaggle "combine" idiom): pandas item assignment changes the frame the loop
   variable names, which is the table ``train`` or ``test`` names too (Python binds names to objects, the loop
   makes no copy); what the loop variable holds at the end of a pass is written back to the names that held that
-  table, so a statistic the test table computed of itself reaches the model that scores it.
+  table, so a statistic the test table computed of itself reaches the model that scores it. The same for the
+  tables an object keeps (``for frame in (self.train, self.test):`` in a feature-engineering class's method): the
+  attributes of an object in scope that held the table are written back too (issue 17, wave 99).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from faultlib.detect.data.leakage.relabels import relabels_each_item
 from faultlib.detect.data.leakage.rowunions import row_union
 from faultlib.detect.data.leakage.values import Data, Est, MaybeData, as_data
 from faultlib.detect.data.leakage.windows import positional_items
-from faultlib.pyflow.values import UNKNOWN, Const, Ref, Tup
+from faultlib.pyflow.values import UNKNOWN, Const, Instance, Ref, Tup
 from faultlib.pyflow.walk import walk_once
 
 #: gensim models trained by their constructor when given a corpus, and the keyword naming that corpus
@@ -283,6 +285,10 @@ class EmbeddingSemantics:
             for name, value in list(scope.items()):
                 if value is item:
                     scope[name] = after
+                elif isinstance(value, Instance):  # for frame in (self.train, self.test): the tables self keeps
+                    for attr, held in list(value.attrs.items()):
+                        if held is item:
+                            value.attrs[attr] = after
 
 
 #: calls that cut one text into its tokens (``text.split()``, NLTK's ``word_tokenize``)

@@ -78,8 +78,9 @@ class Switch(NamedTuple):
     end: int
 
 
-def _literal(value: ast.expr | None) -> bool:
-    return isinstance(value, ast.Constant) and (value.value is None or isinstance(value.value, (bool, int)))
+def _literal(value: ast.expr | None, strings: bool = False) -> bool:
+    return isinstance(value, ast.Constant) and (value.value is None or isinstance(value.value, (bool, int)) or
+                                                strings and isinstance(value.value, str))
 
 
 def _bound_names(tree: ast.Module) -> dict[str, int]:
@@ -120,16 +121,17 @@ def _dynamic(tree: ast.Module) -> bool:
     return False
 
 
-def _literal_binds(body: list[ast.stmt], defaults: frozenset[int]) -> dict[str, Flag]:
-    """``name = literal`` statements of ``body`` (a module's or a class's), by name; none on ``defaults`` lines."""
+def _literal_binds(body: list[ast.stmt], defaults: frozenset[int], strings: bool = False) -> dict[str, Flag]:
+    """``name = literal`` statements of ``body`` (a module's or a class's), by name; none on ``defaults`` lines;
+    ``strings``: a string literal counts too."""
     out: dict[str, Flag] = {}
     for s in body:
         if s.lineno in defaults:
             continue  # a papermill parameters cell: defaults the injected cell may rebind
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
-                and _literal(s.value):
+                and _literal(s.value, strings):
             out[s.targets[0].id] = Flag(s.targets[0].id, s.lineno, s.value.value)  # type: ignore[union-attr]
-        elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and _literal(s.value):
+        elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and _literal(s.value, strings):
             out[s.target.id] = Flag(s.target.id, s.lineno, s.value.value)  # type: ignore[union-attr]
     return out
 
@@ -151,10 +153,11 @@ def _class_flags(tree: ast.Module, counts: dict[str, int], defaults: frozenset[i
     return out
 
 
-def module_flags(tree: ast.Module, defaults: frozenset[int] = frozenset()) -> dict[str, Flag]:
+def module_flags(tree: ast.Module, defaults: frozenset[int] = frozenset(), strings: bool = False) -> dict[str, Flag]:
     """The module's flags (see the module docstring), by name (``"C.name"`` for a class attribute); ``defaults``:
-    the lines of a papermill parameters cell, whose names are never flags."""
-    candidates = _literal_binds(tree.body, defaults)
+    the lines of a papermill parameters cell, whose names are never flags; ``strings``: a name bound once to a
+    string literal is one too (see :func:`module_switches`)."""
+    candidates = _literal_binds(tree.body, defaults, strings)
     has_classes = any(isinstance(s, ast.ClassDef) for s in tree.body)
     if not (candidates or has_classes) or _dynamic(tree):
         return {}
@@ -236,10 +239,14 @@ def _in_functions(tree: ast.Module) -> set[int]:
     return out
 
 
-def module_switches(tree: ast.Module, defaults: frozenset[int] = frozenset()) -> dict[int, Switch]:
+def module_switches(tree: ast.Module, defaults: frozenset[int] = frozenset(),
+                    strings: bool = False) -> dict[int, Switch]:
     """``id(if_statement.test)`` -> its :class:`Switch`, for every ``if`` a module flag decides (module
-    docstring); ``defaults``: the lines of a papermill parameters cell."""
-    flags = module_flags(tree, defaults)
+    docstring); ``defaults``: the lines of a papermill parameters cell. ``strings``: a mode chosen by a string
+    set once (``MODEL_TYPE = "lightgbm"`` ... ``if MODEL_TYPE == "catboost":``) decides too; the interpreter does
+    not ask for it (a string mode is the switch an author edits between runs), a reader that only wants to know
+    which calls run as published does (:mod:`.callerscores`)."""
+    flags = module_flags(tree, defaults, strings)
     if not flags:
         return {}
     deferred = _in_functions(tree)

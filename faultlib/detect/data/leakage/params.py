@@ -62,6 +62,12 @@ def column_names(bindings: dict[str, list[ast.expr]], params: dict[str, list[ast
                     elif isinstance(n, ast.Name):
                         names.add(n.id)
             reads[name] = (direct, names)
+    return reached(reads, hops)
+
+
+def reached(reads: dict[str, tuple[bool, set[str]]], hops: int) -> set[str]:
+    """The keys of ``reads`` (``key -> (reads the source itself, the other keys it reads)``) that read the source
+    directly or through at most ``hops`` others: a fixpoint over the map."""
     found = {name for name, (direct, _) in reads.items() if direct}
     for _ in range(hops):
         more = {name for name, (_, names) in reads.items() if name not in found and names & found}
@@ -162,4 +168,4 @@ def reaches_columns(index: ast.expr, names: set[str]) -> bool:
                for n in ast.walk(index))
 
 
-__all__ = ["column_names", "frame_loop_names", "parameter_bindings", "reaches_columns", "string_loop_names"]
+__all__ = ["column_names", "frame_loop_names", "parameter_bindings", "reached", "reaches_columns", "string_loop_names"]

@@ -33,18 +33,35 @@ def spread_key(call: ast.Call, key: str, tree: ast.Module, bindings: dict[str, l
         tree: the module, searched for ``name[key] = value`` item assignments.
         bindings: ``{name: [assigned expressions]}`` of the module, searched for dictionary literals.
     """
-    found: list[tuple[int, ast.expr | None]] = []  # (line, value) of every setting before the call
-    for spread in (k.value for k in call.keywords if k.arg is None):
-        if not isinstance(spread, ast.Name):
-            continue
-        for value in bindings.get(spread.id, []):
-            if value.lineno < call.lineno:
-                found.append((value.lineno, _literal_key(value, key)))  # a new dictionary: its key, or none
-        for node in walk_once(tree):
-            if isinstance(node, ast.Assign) and node.lineno < call.lineno:
-                for target in node.targets:
-                    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
-                            target.value.id == spread.id and isinstance(target.slice, ast.Constant) and \
-                            target.slice.value == key:
-                        found.append((node.lineno, node.value))
+    found = [f for spread in (k.value for k in call.keywords if k.arg is None)
+             for f in _settings(spread, key, call.lineno, tree, bindings)]
     return max(found, key=lambda f: f[0])[1] if found else None
+
+
+def dict_key(node: ast.expr, key: str, before: int, tree: ast.Module,
+             bindings: dict[str, list[ast.expr]]) -> ast.expr | None:
+    """The expression under ``key`` of the dictionary ``node`` (a literal, or a name assigned one before line
+    ``before``, as :func:`spread_key` reads a spread one): ``lgb.train(params, ...)`` with ``params =
+    {'early_stopping_round': 100}``. ``None`` when no setting of ``key`` is seen."""
+    found = _settings(node, key, before, tree, bindings)
+    return max(found, key=lambda f: f[0])[1] if found else None
+
+
+def _settings(node: ast.expr, key: str, before: int, tree: ast.Module,
+              bindings: dict[str, list[ast.expr]]) -> list[tuple[int, ast.expr | None]]:
+    """(line, value) of every setting of ``key`` in the dictionary ``node`` before line ``before``: a literal's key,
+    each dictionary literal assigned to the name (a new dictionary: its key, or ``None``), each ``name[key] = v``."""
+    if not isinstance(node, ast.Name):
+        return [(node.lineno, _literal_key(node, key))] if _literal_key(node, key) is not None else []
+    found: list[tuple[int, ast.expr | None]] = []
+    for value in bindings.get(node.id, []):
+        if value.lineno < before:
+            found.append((value.lineno, _literal_key(value, key)))
+    for stmt in walk_once(tree):
+        if isinstance(stmt, ast.Assign) and stmt.lineno < before:
+            for target in stmt.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
+                        target.value.id == node.id and isinstance(target.slice, ast.Constant) and \
+                        target.slice.value == key:
+                    found.append((stmt.lineno, stmt.value))
+    return found

@@ -133,6 +133,7 @@ from faultlib.detect.data.leakage.columnitems import ColumnItems
 from faultlib.detect.data.leakage.lambdastats import ClosedOverStatistics
 from faultlib.detect.data.leakage.groupitems import GroupItems
 from faultlib.detect.data.leakage.fittedslots import FittedSlots
+from faultlib.detect.data.leakage.selfcolumns import kept_column_lists, selects_kept_columns
 from faultlib.detect.data.leakage.loopitems import LoopItems, every_row_indices
 from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
@@ -466,6 +467,14 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             out = out.with_(rows=data_rows_child(out, Step("filter", new_id(), line=line)))
         return out.with_(taints=out.taints | chosen) if chosen and isinstance(out, Data) else out
 
+    def _kept_columns(self) -> frozenset[str]:
+        """The column lists the module's objects keep on ``self`` (selfcolumns.py), read once."""
+        if self._kept is None:
+            self._kept = kept_column_lists(self.tree)
+        return self._kept
+
+    _kept: frozenset[str] | None = None
+
     def _spread_fit(self, data: Data, index_node: ast.expr, frame: Frame) -> FitRef | None:
         """The fit of a hand-written variance filter whose column index is ``index_node`` (spreadfilters.py)."""
         call = self._spread_filters.get(id(index_node))
@@ -514,8 +523,10 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             return self._derive(data, data_rows_child(data, Step("fold", index.loop, index.part, line=index.line)),
                                 line)
         if maybe_data(index) is None and (names_columns(index_node, self._bindings) or reaches_columns(
-                index_node, self._column_names) or formatted_text(index_node, self._bindings)):
-            return data  # df[predictors], predictors = list(set(df.columns) - {...}); df['var_%d' % i]: columns
+                index_node, self._column_names) or formatted_text(index_node, self._bindings) or
+                selects_kept_columns(index_node, self._kept_columns())):
+            # df[predictors], predictors = list(set(df.columns) - {...}); df['var_%d' % i]; self.train[self.cols]
+            return data  # (selfcolumns.py): columns
         if self._class_mask(index_node, line):  # X_all[y_all == 1]: one class's rows of every part (classfilters.py)
             return self._derive(data, data_rows_child(data, self._filter_step(index_node, line)), line)
         selector = as_data(index.items[0] if isinstance(index, Tup) and index.items else index)  # X[rows, :]

@@ -42,9 +42,11 @@ import ast
 import re
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.callerscores import CallerScores
 from faultlib.detect.data.leakage.evalsets import DATA_CONTAINERS
 from faultlib.detect.data.leakage.handerrors import handwritten_error, imported_names
 from faultlib.detect.data.leakage.linescopes import LineScopes
+from faultlib.detect.data.leakage.otherscores import OtherScores
 from faultlib.detect.data.leakage.targets import call_name
 from faultlib.pyflow.walk import walk, walk_once
 
@@ -92,6 +94,30 @@ def _pairs(node: ast.Assign | ast.AugAssign | ast.AnnAssign) -> list[tuple[ast.e
     return out
 
 
+def _best_score_of(node: ast.AST) -> str | None:
+    """The model whose recorded best score ``node`` reads: ``model.best_score``, ``getattr(model, 'best_score')``,
+    or XGBoost's ``model.attr('best_score')`` (a ``Booster`` keeps ``best_score`` and ``best_iteration`` as string
+    attributes: XGBoost Python API, ``Booster.attr(key)``, "Get attribute string from the Booster"); else ``None``."""
+    owner: ast.expr | None = None
+    if isinstance(node, ast.Attribute) and node.attr in _BEST_SCORE:
+        owner = node.value
+    elif isinstance(node, ast.Call) and len(node.args) >= 1 and isinstance(node.args[-1], ast.Constant) and \
+            node.args[-1].value in _BEST_SCORE:
+        if isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
+            owner = node.args[0]
+        elif isinstance(node.func, ast.Attribute) and node.func.attr == "attr" and len(node.args) == 1:
+            owner = node.func.value
+    return owner.id if isinstance(owner, ast.Name) else None
+
+
+def _helper_call(node: ast.Call, helpers: set[str]) -> bool:
+    """A call of one of the module's scoring ``helpers``: by its name, or as a method of the object itself
+    (``self.evaluate_(y_valid, pred)``, a class's own scoring method)."""
+    func = node.func
+    return isinstance(func, ast.Name) and func.id in helpers or isinstance(func, ast.Attribute) and \
+        isinstance(func.value, ast.Name) and func.value.id == "self" and func.attr in helpers
+
+
 def _bound_name(target: ast.expr) -> str | None:
     """The variable an assignment binds or writes into (``p``, ``oof[va]`` -> ``oof``, ``tmp['score']``)."""
     while isinstance(target, ast.Subscript):
@@ -99,7 +125,7 @@ def _bound_name(target: ast.expr) -> str | None:
     return target.id if isinstance(target, ast.Name) else None
 
 
-class StopScores:
+class StopScores(CallerScores):
     """One module's scores and assignments, read once; see the module docstring.
 
     Args:
@@ -114,6 +140,7 @@ class StopScores:
         self._events: list[tuple[ast.AST, list[ast.expr]]] = []  # a scoring node and the expressions it scores
         self._functions: list[ast.AST] = []
         self._scopes = LineScopes(tree)
+        self._others = OtherScores(tree, self._scopes)
         modules = imported_names(tree)
         for node in walk_once(tree):
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -128,7 +155,7 @@ class StopScores:
                 self._events.append((node, [*node.args, *(k.value for k in node.keywords)]))
             elif isinstance(node, ast.Call) and handwritten_error(node, modules):
                 self._events.append((node, handwritten_error(node, modules) or []))
-            elif isinstance(node, ast.Attribute) and node.attr in _BEST_SCORE:
+            elif _best_score_of(node):
                 self._events.append((node, []))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._functions.append(node)
@@ -136,9 +163,9 @@ class StopScores:
             binds.sort(key=lambda b: b[0])
         self._memo: dict[tuple[str, int, int], frozenset[str]] = {}
         helpers = self._scoring_helpers()
-        if helpers:  # compute_metrics(actual, predicted): a metric of the rows it is given
+        if helpers:  # compute_metrics(actual, predicted), self.evaluate_(y, p): a metric of the rows it is given
             self._events += [(n, [*n.args, *(k.value for k in n.keywords)]) for n in walk_once(tree)
-                             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in helpers]
+                             if isinstance(n, ast.Call) and _helper_call(n, helpers)]
 
     def _scoring_helpers(self) -> set[str]:
         """The module's functions that score their own parameters and train nothing (``def compute_metrics(actual,
@@ -267,7 +294,10 @@ class StopScores:
         if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
             models.add(call.func.value.id)  # model.fit(...): the model itself
         found: str | None = None
+        again = self.caller_scores(call, rows)  # the caller of a helper that trains scores its rows (callerscores.py)
         for node, args in self._events:
+            if node in again:
+                continue
             read = {r for a in args for r in self._rows(a, _DEPTH, node.lineno)}
             if read & rows and start < node.lineno and self._rebound(read & rows, call.lineno, node.lineno):
                 continue  # the names hold a later split's rows: neither the stopping rows nor a test part
@@ -278,12 +308,14 @@ class StopScores:
                 continue
             if not args:  # model.best_score: the booster's best score on its evaluation set
                 if found is None and start < node.lineno and (end is None or node.lineno <= end) and \
-                        isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
-                        node.value.id in models:
+                        _best_score_of(node) in models:
                     found = f"{ast.unparse(node)} (line {{{node.lineno}}})"
                 continue
-            if any(vocab.looks_like_test(r) for r in read if "[" not in r):
+            held_out = {r for r in read if "[" not in r and vocab.looks_like_test(r)}
+            if held_out and not self._others.other_model_score(node.lineno, call, held_out):
                 return None  # another held-out part is scored: that is the reported score
+        if found is None and again:
+            found = f"{ast.unparse(again[0])[:80]} (line {{{again[0].lineno}}}), in the caller of the training's function"
         return found
 
     def _rebound(self, names: set[str], after: int, line: int) -> bool:
