@@ -179,7 +179,8 @@ def run_assertion_suite(case: Case, run_dir: Path, status: dict[str, dict], *, j
     1 s of CPU per suite).
     """
     env = {**repro_environment(), ENV_EVIDENCE: str(run_dir), ENV_PHASES: json.dumps(status),
-           ENV_PARAMS: json.dumps(case.params), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+           ENV_PARAMS: json.dumps(case.params), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+           "PYTHONDONTWRITEBYTECODE": "1"}  # pytest's rewritten test_case.py is not cached in the catalog (__pycache__)
     if status["control"].get("status") == PhaseStatus.SKIPPED.value:  # what needs the control is skipped
         env[ENV_SKIP] = json.dumps({a.test: NO_CONTROL for a in case.assertions if a.when == "before"})
     selected = [str(case.test_file)] if tests is None else [f"{case.test_file}::{test}" for test in tests]

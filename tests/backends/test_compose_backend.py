@@ -5,20 +5,25 @@ no-engine path (exit 3) through the CLI.
 There is no Docker engine here, so a recorder stands in for the docker CLI: it records every argv
 and, for ``docker compose run``, runs the case's repro on this machine the way the container would
 (same ``--env`` variables, the ``--volume`` run directory mapped back), so a whole run goes through
-the backend and the runner for real."""
+the backend and the runner for real. The collector's name resolves here to a stand-in that answers every OTLP
+export (:func:`collector`), as the compose network's collector would: an unresolvable name made the SDK's exporters
+retry with backoff (about 6 s of sleeping per phase at shutdown)."""
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 import yaml
 
 from faultlib.archive import FileArchive
-from faultlib.backends.compose import (COLLECTOR_EVIDENCE, ComposeBackend, ComposeProject, project_name)
+from faultlib.backends.compose import (COLLECTOR_ENDPOINT, COLLECTOR_EVIDENCE, ComposeBackend, ComposeProject,
+                                      project_name)
 from faultlib.processes import ProcessOutcome, run_process
 from faultlib.cases import load_case
 from faultlib.errors import BackendUnavailable, CaseError
@@ -29,6 +34,35 @@ from tests.conftest import REPO, cli, tiny_case_data, write_case
 
 BASE = REPO / "compose" / "compose.yaml"
 PREFIX_LEN = 10  # docker compose --project-name P --project-directory D -f BASE -f CASE
+#: where the collector's name resolves for the repro the recorder runs (set by :func:`collector`)
+RESOLVED: dict[str, str] = {}
+
+
+class _Collector(BaseHTTPRequestHandler):
+    """Accepts every OTLP/HTTP export (traces, metrics, logs) with 200, as a running collector does."""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module", autouse=True)
+def collector():
+    """A stand-in collector on 127.0.0.1 for this module's runs: the recorder's container env names
+    ``otel-collector``, which only the compose network resolves."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Collector)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    RESOLVED[COLLECTOR_ENDPOINT] = f"http://127.0.0.1:{server.server_address[1]}"
+    yield
+    RESOLVED.clear()
+    server.shutdown()
+    server.server_close()
 
 
 @dataclass
@@ -87,6 +121,8 @@ class FakeDockerCli:
                 source, _, target = value.rpartition(":")
                 mounts[target] = source
         env["FAULTLIB_RUN_DIR"] = mounts[env["FAULTLIB_RUN_DIR"]]
+        if env.get("OTEL_EXPORTER_OTLP_ENDPOINT") in RESOLVED:  # the network's name, resolved here
+            env["OTEL_EXPORTER_OTLP_ENDPOINT"] = RESOLVED[env["OTEL_EXPORTER_OTLP_ENDPOINT"]]
         return run_process([sys.executable, str(Path(cwd) / "repro.py")], env={**os.environ, **env}, cwd=cwd,
                            stdout=stdout, stderr=stderr, timeout_s=60, on_poll=on_poll)
 
