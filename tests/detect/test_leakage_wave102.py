@@ -1,0 +1,91 @@
+"""Kinds of issue 17's held-out wave 102 (transport and mobility: taxi fares, flight delays, bike demand), both
+directions. Every example is a small script written for this test (no public code)."""
+
+from __future__ import annotations
+
+from tests.detect.test_leakage_crossmodule import _alarms, _write
+
+# --- M1: a stop on the validation part whose printed log is the only result -------------------------------------
+
+#: the unlabelled board file goes through three same-name steps and a helper that adds a column before it is
+#: predicted; the booster, in a helper, stops on the validation part and prints its score every 100 rounds
+FARES_LGB = """\
+import lightgbm as lgb
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+rides = pd.read_csv("rides.csv")
+board_raw = pd.read_csv("board.csv")
+
+
+def add_span(a, b, frame):
+    frame["span"] = np.abs(frame[a] - frame[b])
+    return frame
+
+
+rides = add_span("x0", "x1", rides)
+board = add_span("x0", "x1", board_raw)
+board = board.drop("ride_id", axis=1)
+board = board.drop("stamp", axis=1)
+board = board.drop("zone", axis=1)
+X = rides.drop(columns=["fare", "ride_id", "stamp", "zone"])
+y = rides["fare"]
+X_test = {board}
+X_fit, X_valid, y_fit, y_valid = train_test_split(X, y, test_size=0.2)
+
+
+def boost(params, X_fit, y_fit, X_valid, y_valid):
+    d_fit = lgb.Dataset(X_fit, y_fit)
+    d_watch = lgb.Dataset(X_valid, y_valid, reference=d_fit)
+    return lgb.train(params, d_fit, 5000, valid_sets=d_watch, early_stopping_rounds=100, verbose_eval=100)
+
+
+booster = boost({{"metric": "rmse"}}, X_fit, y_fit, X_valid, y_valid)
+pred = booster.predict(X_test)
+pd.DataFrame({{"fare": pred}}).to_csv("out.csv", index=False)
+"""
+
+#: xgboost.train with no verbose_eval: its default prints the watched part's score every round
+FARES_XGB = """\
+import pandas as pd
+import xgboost as xgb
+from sklearn.model_selection import train_test_split
+
+rides = pd.read_csv("rides.csv")
+board = pd.read_csv("board.csv")
+X = rides.drop(columns="fare")
+y = rides["fare"]
+X_fit, X_valid, y_fit, y_valid = train_test_split(X, y, test_size=0.2)
+
+
+def boost(X_fit, X_valid, y_fit, y_valid, params):
+    m_fit = xgb.DMatrix(X_fit, label=y_fit)
+    m_watch = xgb.DMatrix(X_valid, label=y_valid)
+    return xgb.train(params, m_fit, 2000, evals=[(m_watch, "valid")], early_stopping_rounds=50{log})
+
+
+booster = boost(X_fit, X_valid, y_fit, y_valid, {{"eval_metric": "rmse"}})
+pd.DataFrame({{"fare": booster.predict(xgb.DMatrix(board))}}).to_csv("out.csv", index=False)
+"""
+
+
+def test_a_validation_stop_whose_log_is_the_only_result_behind_feature_steps_of_the_test_file(tmp_path):
+    _write(tmp_path, {"fares.py": FARES_LGB.format(board="board")})
+    assert ("tuned_on_test", "fares.py", 29) in _alarms(tmp_path, "fares.py")
+
+
+def test_predicting_a_part_cut_from_the_data_is_no_unlabelled_file(tmp_path):
+    # the last rows of the labelled rides, predicted by eye: another held-out part, so the log is not alone
+    _write(tmp_path, {"fares.py": FARES_LGB.format(board="X.tail(500)")})
+    assert not {a for a in _alarms(tmp_path, "fares.py") if a[0] == "tuned_on_test"}
+
+
+def test_xgboost_train_logs_its_evaluation_sets_by_default(tmp_path):
+    _write(tmp_path, {"xfares.py": FARES_XGB.format(log="")})
+    assert ("tuned_on_test", "xfares.py", 15) in _alarms(tmp_path, "xfares.py")
+
+
+def test_xgboost_train_with_its_log_switched_off_is_silent(tmp_path):
+    _write(tmp_path, {"xfares.py": FARES_XGB.format(log=", verbose_eval=False")})
+    assert not {a for a in _alarms(tmp_path, "xfares.py") if a[0] == "tuned_on_test"}
