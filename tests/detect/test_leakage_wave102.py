@@ -66,7 +66,8 @@ def boost(X_fit, X_valid, y_fit, y_valid, params):
 
 
 booster = boost(X_fit, X_valid, y_fit, y_valid, {{"eval_metric": "rmse"}})
-pd.DataFrame({{"fare": booster.predict(xgb.DMatrix(board))}}).to_csv("out.csv", index=False)
+X_test = board
+pd.DataFrame({{"fare": booster.predict(xgb.DMatrix(X_test))}}).to_csv("out.csv", index=False)
 """
 
 
@@ -89,3 +90,49 @@ def test_xgboost_train_logs_its_evaluation_sets_by_default(tmp_path):
 def test_xgboost_train_with_its_log_switched_off_is_silent(tmp_path):
     _write(tmp_path, {"xfares.py": FARES_XGB.format(log=", verbose_eval=False")})
     assert not {a for a in _alarms(tmp_path, "xfares.py") if a[0] == "tuned_on_test"}
+
+
+# --- F1: a tuning script's objective stops on its validation window and hands the best parameters on -----------
+
+TUNE_WINDOWS = """\
+import json
+
+import lightgbm as lgb
+import optuna
+import pandas as pd
+from sklearn.metrics import mean_absolute_error
+
+FIT_END, CHECK_END = "2023-01-01", "2023-07-01"
+
+
+def windows():
+    legs = pd.read_csv("legs.csv")
+    fit_df = legs[legs["day"] < FIT_END]
+    val_df = legs[(legs["day"] >= FIT_END) & (legs["day"] < CHECK_END)]
+    cols = ["distance", "hour", "carrier_code"]
+    return fit_df[cols], fit_df["delay"], val_df[cols], val_df["delay"]
+
+
+def objective(trial, X_fit, y_fit, X_val, y_val):
+    model = lgb.LGBMRegressor(num_leaves=trial.suggest_int("num_leaves", 8, 128))
+    model.fit(X_fit, y_fit, eval_set=[(X_val, y_val)], callbacks=[lgb.early_stopping(30)])
+    return mean_absolute_error(y_val, model.predict(X_val))
+
+
+X_fit, y_fit, X_val, y_val = windows()
+study = optuna.create_study(direction="minimize")
+study.optimize(lambda t: objective(t, X_fit, y_fit, X_val, y_val), n_trials=40)
+print("best validation MAE", study.best_value)
+{handoff}
+"""
+
+
+def test_a_tuning_script_that_writes_its_best_parameters_is_silent(tmp_path):
+    body = TUNE_WINDOWS.format(handoff='json.dump(study.best_params, open("best_lgb.json", "w"))')
+    _write(tmp_path, {"tune_lgb.py": body})
+    assert not {a for a in _alarms(tmp_path, "tune_lgb.py") if a[0] == "tuned_on_test"}
+
+
+def test_a_search_whose_validation_score_is_only_printed_keeps_its_report(tmp_path):
+    _write(tmp_path, {"tune_lgb.py": TUNE_WINDOWS.format(handoff='print(study.best_params)')})
+    assert ("tuned_on_test", "tune_lgb.py", 21) in _alarms(tmp_path, "tune_lgb.py")

@@ -8,6 +8,11 @@ If verbose_eval is True then the evaluation metric on the validation set is prin
 that printed log is the result it shows (:mod:`.stopscores`, the house decision of wave 47), whether the keyword is
 written or left at its default (wave 102: an XGBoost taxi-fare notebook with no ``verbose_eval``).
 
+The default counts only where the script predicts a test file with the model (``model.predict(X_test)`` with
+``X_test`` read from a file of its own, :mod:`.filelineage`): the competition notebook's submission, where nothing
+else shows how the model does. A booster trained and only saved, or never used, is a fit whose log nobody was
+meant to read as a result (a written ``verbose_eval`` decides by itself, :mod:`.stopscores`).
+
 LightGBM's ``train`` is left out: its default changed across versions (``verbose_eval='warn'`` in 3.x, removed in
 4.0, where only a ``log_evaluation`` callback prints), so an unwritten keyword tells nothing there.
 """
@@ -15,10 +20,14 @@ LightGBM's ``train`` is left out: its default changed across versions (``verbose
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
+from faultlib.detect.data.leakage import vocab
 from faultlib.pyflow.walk import walk_once
 
 _LOG_KEYWORDS = frozenset({"verbose_eval", "callbacks"})
+#: the calls that only predict (``score`` takes labels: no unlabelled file)
+_PREDICTS = vocab.EVALUATE - {"score"}
 
 
 def _xgboost_names(tree: ast.Module) -> tuple[set[str], set[str]]:
@@ -33,9 +42,22 @@ def _xgboost_names(tree: ast.Module) -> tuple[set[str], set[str]]:
     return modules, functions
 
 
-def default_log(call: ast.Call, tree: ast.Module) -> str | None:
-    """``call`` is ``xgboost.train`` with an evaluation set and its per-round log left at the default (on), in
-    words; ``None`` otherwise (a written ``verbose_eval`` or ``callbacks`` decides, :mod:`.stopscores`)."""
+def _predicts_file(tree: ast.Module, from_file: Callable[[str, int], bool]) -> bool:
+    """A prediction (``predict``, ``predict_proba``) of rows named for testing that ``from_file`` traces to a file
+    of their own."""
+    for node in walk_once(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in _PREDICTS and node.args:
+            names = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
+            if any(vocab.looks_like_test(n) and from_file(n, node.lineno) for n in names):
+                return True
+    return False
+
+
+def default_log(call: ast.Call, tree: ast.Module, from_file: Callable[[str, int], bool]) -> str | None:
+    """``call`` is ``xgboost.train`` with an evaluation set and its per-round log left at the default (on), in a
+    script that predicts a test file (``from_file`` tells a name's rows read from a file), in words; ``None``
+    otherwise (a written ``verbose_eval`` or ``callbacks`` decides, :mod:`.stopscores`)."""
     if any(k.arg in _LOG_KEYWORDS or k.arg is None for k in call.keywords) or len(call.args) > 9:
         return None  # verbose_eval written (or spread from a dict, or its tenth positional): it decides
     if not (len(call.args) > 3 or any(k.arg == "evals" for k in call.keywords)):
@@ -44,7 +66,8 @@ def default_log(call: ast.Call, tree: ast.Module) -> str | None:
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr == "train" and isinstance(func.value, ast.Name) and \
             func.value.id in modules or isinstance(func, ast.Name) and func.id in functions:
-        return "verbose_eval left at xgboost.train's default (True)"
+        if _predicts_file(tree, from_file):
+            return "verbose_eval left at xgboost.train's default (True)"
     return None
 
 

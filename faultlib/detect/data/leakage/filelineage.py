@@ -22,9 +22,12 @@ after three assignments, at the third ``test = test...`` step, and the predictio
 * a call of one of the module's functions whose body selects no rows (no slice, ``iloc``/``loc``, ``head``/
   ``tail``/``query``, ``train_test_split``, a comparison mask) holds the rows of its table arguments: every
   variable it is given must come from a file (string and number arguments are column names and settings);
+* a library's function (``xgb.DMatrix(X_te)``, ``np.log1p(frame)``) holds the rows of its table arguments, never
+  the rows of the module it is called from;
 * any row selection on the way (``t[:n]``, ``t[t.year >= 2020]``, ``t.tail(n)``) is a part cut from the data.
 
-A name the module never binds (a parameter) counts as a file's rows, as before: it is no part the script cut.
+A name unpacked from a split (``a, b, c, d = train_test_split(X, y)``, ``for tr, te in kf.split(X)``) is a part. A name the module never binds
+otherwise (a parameter) counts as a file's rows, as before: it is no part the script cut.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.handerrors import imported_names
 from faultlib.detect.data.leakage.targets import call_name
 
 #: assignments to a new name followed back (a rebinding of the same name is free)
@@ -68,6 +72,13 @@ class FileLineage:
 
     def __init__(self, tree: ast.Module, binds: dict[str, list[tuple[int, bool, ast.expr]]]):
         self._binds = binds
+        self._modules = imported_names(tree)
+        self._unpacked_cuts = {e.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and row_cut(n.value)
+                               for t in n.targets if isinstance(t, (ast.Tuple, ast.List))
+                               for e in t.elts if isinstance(e, ast.Name)}  # a, b, c, d = train_test_split(...)
+        self._unpacked_cuts |= {e.id for n in ast.walk(tree) if isinstance(n, ast.For) and any(
+            isinstance(c, ast.Call) and call_name(c) == "split" for c in ast.walk(n.iter))
+            for e in ast.walk(n.target) if isinstance(e, ast.Name)}  # for tr, te in kf.split(X): fold positions
         self._keeping = {n.name for n in ast.walk(tree)
                          if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _cutting(n)}
 
@@ -75,6 +86,8 @@ class FileLineage:
         """``name`` holds, at ``line``, rows read from a file of their own (or rows the module never binds)."""
         plain = [(at, value) for at, into, value in self._binds.get(name, []) if not into]  # not t['col'] = 0
         before = [b for b in plain if b[0] < line]
+        if not plain and name in self._unpacked_cuts:
+            return False  # a part a split unpacked into it
         if not plain or not before and depth < _DEPTH:  # never bound, or not before the assignment that reads it
             return True
         for at, value in before[-1:] or plain:
@@ -85,6 +98,9 @@ class FileLineage:
         return True
 
     def _value_from_file(self, value: ast.expr, name: str, at: int, depth: int) -> bool:
+        if isinstance(value, ast.Call) and call_name(value) not in vocab.FILE_READERS and \
+                self._root(value.func) in self._modules:  # xgb.DMatrix(X_te): the rows of its arguments
+            return self._arguments_from_file(value, name, at, depth)
         while isinstance(value, (ast.Subscript, ast.Attribute)) or (
                 isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
                 and call_name(value) not in vocab.FILE_READERS):
@@ -96,9 +112,19 @@ class FileLineage:
                 return self.from_file(name, at, depth)
             return bool(depth) and self.from_file(value.id, at, depth - 1)
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self._keeping:
-            tables = [a for a in [*value.args, *(k.value for k in value.keywords)] if isinstance(a, ast.Name)]
-            return bool(tables) and all(self._value_from_file(a, name, at, depth) for a in tables)
+            return self._arguments_from_file(value, name, at, depth)
         return False
+
+    def _arguments_from_file(self, call: ast.Call, name: str, at: int, depth: int) -> bool:
+        """Every variable ``call`` is given holds a file's rows (strings and numbers are settings)."""
+        tables = [a for a in [*call.args, *(k.value for k in call.keywords)] if isinstance(a, ast.Name)]
+        return bool(tables) and all(self._value_from_file(a, name, at, depth) for a in tables)
+
+    @staticmethod
+    def _root(node: ast.expr) -> str | None:
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        return node.id if isinstance(node, ast.Name) else None
 
 
 __all__ = ["FileLineage", "row_cut"]

@@ -308,7 +308,7 @@ class StopScores:
         """How ``call`` prints its stopping rows' score round by round (``verbose_eval=True``, ``verbose=100``,
         ``lgb.log_evaluation(50)``), when the script scores no held-out rows at all and predicts no other held-out
         rows cut from its own data: that log is then the only result it shows. ``None`` otherwise."""
-        how = _logs(call) or default_log(call, self.tree)
+        how = _logs(call) or default_log(call, self.tree, self._from_file)
         if not how or not rows:
             return None
         for node, args in self._events:
