@@ -136,3 +136,63 @@ def test_a_tuning_script_that_writes_its_best_parameters_is_silent(tmp_path):
 def test_a_search_whose_validation_score_is_only_printed_keeps_its_report(tmp_path):
     _write(tmp_path, {"tune_lgb.py": TUNE_WINDOWS.format(handoff='print(study.best_params)')})
     assert ("tuned_on_test", "tune_lgb.py", 21) in _alarms(tmp_path, "tune_lgb.py")
+
+
+# --- F2: a pipeline of the project's transformers that learn nothing, fitted before a search's folds -----------
+
+IDLE_STEPS = """\
+import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.model_selection import RandomizedSearchCV, train_test_split
+from sklearn.pipeline import Pipeline
+
+
+class PaceColumn(BaseEstimator, TransformerMixin):
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        out = X.copy()
+        out["pace"] = out["km"] / out["minutes"]
+        return out
+
+
+class RushCodes(BaseEstimator, TransformerMixin):
+    def __init__(self, col="rush"):
+        self.col = col
+
+    def fit(self, X, y=None):
+        {fit_body}
+        return self
+
+    def transform(self, X):
+        out = X.copy()
+        out["rush_code"] = out[self.col].map(self.codes_)
+        return out.drop(columns=[self.col])
+
+
+orders = pd.read_csv("orders.csv")
+X_train, X_test, y_train, y_test = train_test_split(orders.drop(columns="eta"), orders["eta"], test_size=0.2)
+prep = Pipeline([("pace", PaceColumn()), ("rush", RushCodes())])
+X_ready = prep.fit_transform(X_train)
+search = RandomizedSearchCV(RandomForestRegressor(), {{"max_depth": [4, 8, None]}}, cv=3, n_iter=3)
+search.fit(X_ready, y_train)
+print(search.best_score_)
+print(search.score(prep.transform(X_test), y_test))
+"""
+
+_LEVEL_CODES = """if self.col in X.columns:
+            levels = sorted(X[self.col].dropna().unique())
+            self.codes_ = {lev: i for i, lev in enumerate(levels)}"""
+_MEAN_CODES = """self.codes_ = X.groupby(self.col)["km"].mean()"""
+
+
+def test_a_pipeline_of_transformers_that_learn_nothing_is_no_fit_before_the_folds(tmp_path):
+    _write(tmp_path, {"eta.py": IDLE_STEPS.format(fit_body=_LEVEL_CODES)})
+    assert not {a for a in _alarms(tmp_path, "eta.py") if a[0] in ("fit_outside_cv", "fit_before_split")}
+
+
+def test_a_project_transformer_that_learns_group_means_is_still_fitted_before_the_folds(tmp_path):
+    _write(tmp_path, {"eta.py": IDLE_STEPS.format(fit_body=_MEAN_CODES)})
+    assert ("fit_outside_cv", "eta.py", 35) in _alarms(tmp_path, "eta.py")
