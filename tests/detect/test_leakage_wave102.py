@@ -196,3 +196,43 @@ def test_a_pipeline_of_transformers_that_learn_nothing_is_no_fit_before_the_fold
 def test_a_project_transformer_that_learns_group_means_is_still_fitted_before_the_folds(tmp_path):
     _write(tmp_path, {"eta.py": IDLE_STEPS.format(fit_body=_MEAN_CODES)})
     assert ("fit_outside_cv", "eta.py", 35) in _alarms(tmp_path, "eta.py")
+
+
+# --- M2: a Bayesian optimisation whose objective returns a held-out score ---------------------------------------
+
+BAYES_SEARCH = """\
+import numpy as np
+import pandas as pd
+from bayes_opt import BayesianOptimization
+from sklearn.ensemble import GradientBoostingRegressor
+from sklearn.metrics import mean_squared_error
+from sklearn.model_selection import train_test_split
+
+trips = pd.read_csv("trips.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(trips.drop(columns="fare"), trips["fare"], test_size=0.3)
+{inner}
+
+def fare_rmse(depth, rate):
+    model = GradientBoostingRegressor(max_depth=int(depth), learning_rate=rate).fit(X_fit, y_fit)
+    return -np.sqrt(mean_squared_error(y_look, model.predict(X_look)))
+
+
+opt = BayesianOptimization(f=fare_rmse, pbounds={{"depth": (2, 8), "rate": (0.01, 0.3)}})
+opt.maximize(init_points=4, n_iter=10)
+best = opt.max["params"]
+final = GradientBoostingRegressor(max_depth=int(best["depth"]), learning_rate=best["rate"]).fit(X_tr, y_tr)
+print(np.sqrt(mean_squared_error(y_te, final.predict(X_te))))
+"""
+
+
+def test_a_bayesian_optimisation_scored_on_the_test_part_is_tuned_on_test(tmp_path):
+    body = BAYES_SEARCH.format(inner="X_fit, y_fit, X_look, y_look = X_tr, y_tr, X_te, y_te")
+    _write(tmp_path, {"bayes.py": body})
+    assert ("tuned_on_test", "bayes.py", 14) in _alarms(tmp_path, "bayes.py")
+
+
+def test_a_bayesian_optimisation_scored_on_a_validation_part_is_silent(tmp_path):
+    body = BAYES_SEARCH.format(inner="X_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, test_size=0.25)\n"
+                                     "X_look, y_look = X_val, y_val")
+    _write(tmp_path, {"bayes.py": body})
+    assert not {a for a in _alarms(tmp_path, "bayes.py") if a[0] == "tuned_on_test"}
