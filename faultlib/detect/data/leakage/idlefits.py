@@ -107,11 +107,12 @@ def idle_fit(fn: ast.FunctionDef) -> bool:
             elif reads.levels_only(node.value):
                 reads.levels |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
         elif isinstance(node, ast.Call) and _callee(node) not in _KEEPS_LEVELS and \
-                any(reads.values(a) for a in [*node.args, *(k.value for k in node.keywords)]):
-            return False  # self.scaler.fit(X), setattr(self, 'm', X.mean()), helper(X)
+                any(reads.values(a) or reads.levels_only(a) for a in [*node.args, *(k.value for k in node.keywords)]):
+            return False  # self.scaler.fit(X), setattr(self, 'm', X.mean()), helper(X), max(levels)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                reads.values(node.func.value) and _callee(node) not in _LEVELS | _KEEPS_LEVELS:
-            return False  # X.mean(), X[c].quantile(0.9): a statistic of the values, stored or not
+                _callee(node) not in _LEVELS | _KEEPS_LEVELS and \
+                (reads.values(node.func.value) or reads.levels_only(node.func.value)):
+            return False  # X.mean(), X[c].quantile(0.9), X[c].unique().max(): a statistic of the values
     return True
 
 
