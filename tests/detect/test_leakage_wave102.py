@@ -236,3 +236,18 @@ def test_a_bayesian_optimisation_scored_on_a_validation_part_is_silent(tmp_path)
                                      "X_look, y_look = X_val, y_val")
     _write(tmp_path, {"bayes.py": body})
     assert not {a for a in _alarms(tmp_path, "bayes.py") if a[0] == "tuned_on_test"}
+
+
+def test_a_fit_that_keeps_a_statistic_of_the_levels_learns():
+    import ast
+
+    from faultlib.detect.data.leakage.idlefits import idle_fit
+
+    def fit_of(body: str) -> ast.FunctionDef:
+        return ast.parse(f"def fit(self, X, y=None):\n    {body}\n    return self").body[0]  # type: ignore[return-value]
+
+    assert idle_fit(fit_of("self.cols_ = list(X.columns)"))
+    assert idle_fit(fit_of("self.order_ = {v: i for i, v in enumerate(sorted(X['band'].unique()))}"))
+    assert not idle_fit(fit_of("self.top_ = X['band'].unique().max()"))
+    assert not idle_fit(fit_of("self.mid_ = X['km'].median()"))
+    assert not idle_fit(fit_of("self.scaler.fit(X)"))
