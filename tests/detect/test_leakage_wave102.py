@@ -5,6 +5,12 @@ from __future__ import annotations
 
 from tests.detect.test_leakage_crossmodule import _alarms, _write
 
+
+def _lines(tmp_path, name: str, body: str, kinds: tuple[str, ...] = ("tuned_on_test",)) -> set[int]:
+    """The lines of ``kinds`` alarms in the script ``body`` written as ``name``."""
+    _write(tmp_path, {name: body})
+    return {line for kind, _, line in _alarms(tmp_path, name) if kind in kinds}
+
 # --- M1: a stop on the validation part whose printed log is the only result -------------------------------------
 
 #: the unlabelled board file goes through three same-name steps and a helper that adds a column before it is
@@ -72,24 +78,20 @@ pd.DataFrame({{"fare": booster.predict(xgb.DMatrix(X_test))}}).to_csv("out.csv",
 
 
 def test_a_validation_stop_whose_log_is_the_only_result_behind_feature_steps_of_the_test_file(tmp_path):
-    _write(tmp_path, {"fares.py": FARES_LGB.format(board="board")})
-    assert ("tuned_on_test", "fares.py", 29) in _alarms(tmp_path, "fares.py")
+    assert 29 in _lines(tmp_path, "fares.py", FARES_LGB.format(board="board"))
 
 
 def test_predicting_a_part_cut_from_the_data_is_no_unlabelled_file(tmp_path):
     # the last rows of the labelled rides, predicted by eye: another held-out part, so the log is not alone
-    _write(tmp_path, {"fares.py": FARES_LGB.format(board="X.tail(500)")})
-    assert not {a for a in _alarms(tmp_path, "fares.py") if a[0] == "tuned_on_test"}
+    assert not _lines(tmp_path, "fares.py", FARES_LGB.format(board="X.tail(500)"))
 
 
 def test_xgboost_train_logs_its_evaluation_sets_by_default(tmp_path):
-    _write(tmp_path, {"xfares.py": FARES_XGB.format(log="")})
-    assert ("tuned_on_test", "xfares.py", 15) in _alarms(tmp_path, "xfares.py")
+    assert 15 in _lines(tmp_path, "xfares.py", FARES_XGB.format(log=""))
 
 
 def test_xgboost_train_with_its_log_switched_off_is_silent(tmp_path):
-    _write(tmp_path, {"xfares.py": FARES_XGB.format(log=", verbose_eval=False")})
-    assert not {a for a in _alarms(tmp_path, "xfares.py") if a[0] == "tuned_on_test"}
+    assert not _lines(tmp_path, "xfares.py", FARES_XGB.format(log=", verbose_eval=False"))
 
 
 # --- F1: a tuning script's objective stops on its validation window and hands the best parameters on -----------
