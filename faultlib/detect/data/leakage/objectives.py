@@ -2,7 +2,9 @@
 ``tuned_on_test``.
 
 The rule: a function handed to a hyperparameter optimizer (``study.optimize(objective)``, hyperopt's
-``fmin(fn=objective)``, scikit-optimize's ``gp_minimize(objective, space)`` and its siblings) is called once per
+``fmin(fn=objective)``, scikit-optimize's ``gp_minimize(objective, space)`` and its siblings, bayes_opt's
+``BayesianOptimization(f=objective, pbounds=...)`` then ``.maximize()``: its README, "the function to be optimized"
+is ``f``; wave 102) is called once per
 trial with a new candidate (``trial.suggest_*``, a point of the space), and the optimizer keeps the candidate whose
 returned value is best (``study.best_params``). So its body is a loop that varies the model and chooses by what it
 returns: :func:`objective_facts` describes it as :class:`~faultlib.detect.data.leakage.choices.LoopFacts` (from the
@@ -30,7 +32,7 @@ from faultlib.detect.data.leakage.choices import LoopFacts
 from faultlib.pyflow.walk import walk_once
 
 #: optimizer calls and the argument that takes the objective: (position, keyword)
-OPTIMIZERS = {"optimize": (0, "func"), "fmin": (0, "fn"), "gp_minimize": (0, "func"),
+OPTIMIZERS = {"optimize": (0, "func"), "fmin": (0, "fn"), "gp_minimize": (0, "func"), "BayesianOptimization": (0, "f"),
               "forest_minimize": (0, "func"), "gbrt_minimize": (0, "func"), "dummy_minimize": (0, "func")}
 
 

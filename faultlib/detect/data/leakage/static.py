@@ -139,6 +139,8 @@ from faultlib.detect.data.leakage.masks import MaskIdentity
 from faultlib.detect.data.leakage.objectives import objective_facts
 from faultlib.detect.data.leakage.origintargets import OriginTargets
 from faultlib.detect.data.leakage.silentstops import SilentStops
+from faultlib.detect.data.leakage.tuningstops import TuningStops
+from faultlib.detect.data.leakage.idlefits import IdleFits
 from faultlib.detect.data.leakage.partflags import PartFlags
 from faultlib.detect.data.leakage.polarsrows import PolarsRows
 from faultlib.detect.data.leakage.labelgaps import LabelGaps
@@ -227,6 +229,8 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                LabelFills,
                OriginTargets,
                SilentStops,
+               TuningStops,
+               IdleFits,
                FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, KerasTunerSearches, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
                PairReturns, FoldRankings, ClusterScores, InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, TransposedTables, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, GroupItems, ColumnItems,

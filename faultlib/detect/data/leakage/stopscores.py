@@ -43,7 +43,9 @@ import re
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.callerscores import CallerScores
+from faultlib.detect.data.leakage.defaultlogs import default_log
 from faultlib.detect.data.leakage.evalsets import DATA_CONTAINERS
+from faultlib.detect.data.leakage.filelineage import FileLineage
 from faultlib.detect.data.leakage.handerrors import handwritten_error, imported_names
 from faultlib.detect.data.leakage.linescopes import LineScopes
 from faultlib.detect.data.leakage.otherscores import OtherScores
@@ -338,7 +340,7 @@ class StopScores(CallerScores):
         """How ``call`` prints its stopping rows' score round by round (``verbose_eval=True``, ``verbose=100``,
         ``lgb.log_evaluation(50)``), when the script scores no held-out rows at all and predicts no other held-out
         rows cut from its own data: that log is then the only result it shows. ``None`` otherwise."""
-        how = _logs(call)
+        how = _logs(call) or default_log(call, self.tree, self._from_file)
         if not how or not rows:
             return None
         for node, args in self._events:
@@ -354,41 +356,11 @@ class StopScores(CallerScores):
                     return None  # a labelled part of the data predicted (a time cut, a split): scored by eye
         return how
 
-    def _from_file(self, name: str, line: int, depth: int = 3) -> bool:
+    def _from_file(self, name: str, line: int) -> bool:
         """``name`` holds rows read from a file of their own (``pd.read_csv('test.csv')``, a column selection of
-        it), or rows the module never binds (a parameter): not a part cut from the training data."""
-        plain = [(at, value) for at, into, value in self._binds.get(name, []) if not into]  # not t['col'] = 0
-        before = [b for b in plain if b[0] < line]
-        if not plain or not before and depth < 3:  # never bound, or not before the assignment that reads it
-            return True
-        for at, value in before[-1:] or plain:
-            if _row_cut(value):
-                return False
-            while isinstance(value, (ast.Subscript, ast.Attribute)) or (
-                    isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-                    and call_name(value) not in vocab.FILE_READERS):
-                value = value.value if not isinstance(value, ast.Call) else value.func.value  # type: ignore[union-attr]
-            if isinstance(value, ast.Call) and call_name(value) in vocab.FILE_READERS:
-                continue
-            if isinstance(value, ast.Name) and depth and self._from_file(value.id, at, depth - 1):
-                continue
-            return False
-        return True
-
-
-def _row_cut(node: ast.expr) -> bool:
-    """A selection of rows anywhere in ``node`` (``t[:n]``, ``t[t.year >= 2020]``, ``t.iloc[...]``/``t.loc[...]``,
-    ``t.tail(n)``), not of columns (``t[COLS]``, ``t[['a', 'b']]``)."""
-    n: ast.expr | None = node
-    while n is not None:  # along the chain t.iloc[...].copy(): not into the arguments
-        if isinstance(n, ast.Subscript) and (isinstance(n.slice, (ast.Slice, ast.Compare, ast.BoolOp, ast.BinOp))
-                                             or isinstance(n.value, ast.Attribute) and n.value.attr in ("iloc", "loc")):
-            return True
-        if isinstance(n, ast.Call) and call_name(n) in ("head", "tail", "query", "train_test_split"):
-            return True
-        n = n.value if isinstance(n, (ast.Subscript, ast.Attribute)) else \
-            n.func if isinstance(n, ast.Call) else None
-    return False
+        it, the same rows through its feature steps), or rows the module never binds (a parameter): not a part cut
+        from the training data (:mod:`.filelineage`)."""
+        return FileLineage(self.tree, self._binds).from_file(name, line)
 
 
 def _positive(node: ast.expr | None, least: int = 1) -> bool:
