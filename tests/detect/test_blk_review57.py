@@ -1,0 +1,86 @@
+"""Review of the session-57 blocking changes: the spans a threaded holder keeps a lock across (held_locks) -- an
+``acquire()`` released in a ``try``/``finally``, and a local of the same name as the module's lock."""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged
+
+# -- acquire(); try: ... finally: release(): what follows the try runs with the lock released ---------------------
+
+_FEEDER = """
+    import threading
+    import time
+
+
+    class Feeder:
+        def __init__(self):
+            self._guard = threading.Lock()
+            self.count = 0
+            threading.Thread(target=self.pump, daemon=True).start()
+
+        def pump(self):
+            while True:
+                self._guard.acquire()
+                try:
+                    {held}
+                finally:
+                    self._guard.release()
+                time.sleep(5)
+
+        def bump(self):
+            with self._guard:
+                self.count += 1
+            return self.count
+
+
+    feeder = Feeder()
+
+
+    async def hit():
+        return feeder.bump()
+"""
+
+
+def test_a_sleep_after_the_try_that_releases_the_lock_is_not_held(tmp_path):
+    assert flagged(tmp_path, _FEEDER.replace("{held}", "self.count = 0")) == set()
+
+
+def test_a_sleep_inside_the_try_that_releases_the_lock_is_held(tmp_path):
+    source = _FEEDER.replace("{held}", "time.sleep(2)")
+    assert flagged(tmp_path, source) == {("blocking_task", "with self._guard:")}
+
+
+# -- a holder whose `lock` is its own parameter holds another lock than the module's ------------------------------
+
+_COUNTER = """
+    import threading
+    import time
+
+    lock = threading.Lock()
+    seen = {{}}
+
+
+    def drain({param}):
+        while True:
+            with lock:
+                time.sleep(1)
+
+
+    threading.Thread(target=drain, args=({given}), daemon=True).start()
+
+
+    async def hit(key):
+        with lock:
+            seen[key] = seen.get(key, 0) + 1
+        return seen[key]
+"""
+
+
+def test_a_parameter_named_like_the_module_lock_is_another_lock(tmp_path):
+    source = _COUNTER.format(param="lock", given="threading.Lock(),")
+    assert flagged(tmp_path, source) == set()
+
+
+def test_the_module_lock_held_by_a_thread_across_a_sleep_is_a_blocker(tmp_path):
+    source = _COUNTER.format(param="", given="")
+    assert flagged(tmp_path, source) == {("blocking_task", "with lock:")}
