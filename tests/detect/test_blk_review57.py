@@ -84,3 +84,62 @@ def test_a_parameter_named_like_the_module_lock_is_another_lock(tmp_path):
 def test_the_module_lock_held_by_a_thread_across_a_sleep_is_a_blocker(tmp_path):
     source = _COUNTER.format(param="", given="")
     assert flagged(tmp_path, source) == {("blocking_task", "with lock:")}
+
+
+# -- a holder handed to `submit` runs on a thread only when the receiver is an executor ---------------------------
+
+_OUTBOX = """
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import requests
+
+
+    class Outbox:
+        def __init__(self):
+            self.pending = []
+
+        def submit(self, job):
+            self.pending.append(job)
+
+        async def drain(self):
+            while self.pending:
+                self.pending.pop()()
+
+
+    outbox = {made}
+
+
+    class Reporter:
+        def __init__(self):
+            self._guard = threading.Lock()
+            self.sent = 0
+
+        def flush(self):
+            with self._guard:
+                requests.post("http://metrics.example/flush", json={{"n": self.sent}}, timeout=5)
+
+        def schedule(self):
+            outbox.submit(self.flush)
+
+        def count(self):
+            with self._guard:
+                self.sent += 1
+
+
+    reporter = Reporter()
+
+
+    async def hit():
+        reporter.count()
+        reporter.schedule()
+"""
+
+
+def test_a_holder_kept_by_the_project_s_own_submit_is_not_on_a_thread(tmp_path):
+    assert flagged(tmp_path, _OUTBOX.format(made="Outbox()")) == set()
+
+
+def test_a_holder_submitted_to_a_thread_pool_holds_the_lock_on_its_thread(tmp_path):
+    found = flagged(tmp_path, _OUTBOX.format(made="ThreadPoolExecutor(max_workers=2)"))
+    assert found == {("blocking_task", "with self._guard:")}

@@ -130,7 +130,7 @@ def _blocking_holder(reach, lock, func: Func, taken: ast.With) -> tuple[Func, Si
     for scope in scopes:  # walked functions are taken as run on the loop by the branch filters)
         if (name[0] == "self" and scope.parent is not None) or (name[0] != "self" and _shadowed(scope, name[0])):
             continue  # a nested function's `self` is another object; a local `lock` another lock
-        if not _threaded(reach.index, scope):
+        if not _threaded(reach, scope):
             continue
         spelt = [_first_parameter(scope), name[1]] if name[0] == "self" else list(name)
         sites = [site for span in _spans(scope, spelt, taken) for call in _calls(span)
@@ -154,25 +154,30 @@ def _reached(reach, call: ast.Call, scope: Func) -> list[Site]:
             for inner, _ in reach._reach(target, receiver=scope.cls) if id(inner.node) not in ours]
 
 
-def _threaded(index, holder: Func) -> bool:
+def _threaded(reach, holder: Func) -> bool:
     """Whether ``holder``, or a function of the analysed files that calls it, is handed to a thread (see the module
     docstring)."""
-    if _handed_to_thread(index, holder):
+    index = reach.index
+    if _handed_to_thread(reach, holder):
         return True
-    return any(_handed_to_thread(index, caller) for call, caller in index.infer.sites().get(holder.node.name, [])
+    return any(_handed_to_thread(reach, caller) for call, caller in index.infer.sites().get(holder.node.name, [])
                if caller is not holder and index.callee(call.func, caller) is holder)
 
 
-def _handed_to_thread(index, func: Func) -> bool:
+def _handed_to_thread(reach, func: Func) -> bool:
     """Whether a call of the analysed files passes ``func`` (``f``, ``self.f``, ``partial(f, ...)``, resolved to it)
     to something that runs it in another thread: ``threading.Thread``/``Timer``, an offloading call
     (:data:`~faultlib.detect.serving.blocking.vocab.OFFLOAD`, ``run_in_executor``, ``submit``), or a function of a
-    class or module of the analysed files that starts threads itself (a project's own timer)."""
+    class or module of the analysed files that starts threads itself (a project's own timer). ``x.submit(f)`` counts
+    only on an executor, as where the loop offloads (:meth:`~faultlib.detect.serving.blocking.body_calls.BodyCalls.
+    _is_executor`): a project's own queue whose ``submit`` keeps the job for the loop to run is no thread."""
+    index = reach.index
     for call, caller, arg in _arguments(index).get(func.node.name, []):
         if index.callee(arg, caller) is not func:
             continue
         last = (dotted(call.func) or [""])[-1]
-        if last in _THREAD_METHODS and isinstance(call.func, ast.Attribute):
+        if last in _THREAD_METHODS and isinstance(call.func, ast.Attribute) and (
+                last != "submit" or reach._is_executor(call, caller)):
             return True
         target = index.callee(call.func, caller)
         if isinstance(target, str) and (target in _THREADS or target in vocab.OFFLOAD):
