@@ -143,3 +143,32 @@ def test_a_holder_kept_by_the_project_s_own_submit_is_not_on_a_thread(tmp_path):
 def test_a_holder_submitted_to_a_thread_pool_holds_the_lock_on_its_thread(tmp_path):
     found = flagged(tmp_path, _OUTBOX.format(made="ThreadPoolExecutor(max_workers=2)"))
     assert found == {("blocking_task", "with self._guard:")}
+
+
+# -- a callback written after *args binds a parameter no one can name (passed.called_here) ------------------------
+
+_FAN = """
+    import requests
+
+
+    def fetch(url):
+        return requests.get(url, timeout=3).text
+
+
+    def each(items, on_item, label="items"):
+        for item in items:
+            on_item(item)
+
+
+    async def handle(job):
+        {call}
+"""
+
+
+def test_a_callback_after_unpacked_arguments_is_not_bound_by_position(tmp_path):
+    assert flagged(tmp_path, _FAN.format(call="each(*job, fetch)")) == set()
+
+
+def test_a_callback_given_by_position_runs_in_the_helper(tmp_path):
+    found = flagged(tmp_path, _FAN.format(call="each(job, fetch)"))
+    assert found == {("blocking_http", "return requests.get(url, timeout=3).text")}
