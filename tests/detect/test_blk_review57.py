@@ -172,3 +172,16 @@ def test_a_callback_after_unpacked_arguments_is_not_bound_by_position(tmp_path):
 def test_a_callback_given_by_position_runs_in_the_helper(tmp_path):
     found = flagged(tmp_path, _FAN.format(call="each(job, fetch)"))
     assert found == {("blocking_http", "return requests.get(url, timeout=3).text")}
+
+
+def test_a_release_on_an_early_exit_branch_does_not_end_the_hold(tmp_path):
+    source = _FEEDER.replace("""                try:
+                    {held}
+                finally:
+                    self._guard.release()
+                time.sleep(5)""", """                if self.count < 0:
+                    self._guard.release()
+                    return
+                time.sleep(2)
+                self._guard.release()""")
+    assert flagged(tmp_path, source) == {("blocking_task", "with self._guard:")}

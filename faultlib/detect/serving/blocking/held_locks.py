@@ -57,6 +57,7 @@ from faultlib.detect.serving.blocking.wrappers import on_loop
 __all__ = ["contended_locks"]
 
 LOCK_TYPES = frozenset({"threading.Lock", "threading.RLock"})
+_TRIES = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
 _THREADS = frozenset({"threading.Thread", "threading.Timer"})
 _THREAD_METHODS = frozenset(vocab.OFFLOAD_METHODS)
 """Methods that run a function argument in a worker thread (``loop.run_in_executor(None, f)``, ``pool.submit(f)``)."""
@@ -232,12 +233,13 @@ def _spans(scope: Func, lock: list[str], taken: ast.With) -> list[list[ast.stmt]
 
 def _released(block: list[ast.stmt], start: int, lock: list[str]) -> int:
     """The end of the span an ``acquire()`` at ``block[start]`` opens: the next bare ``release()`` of ``lock`` (left
-    out), or the next statement holding one inside it, as a ``try`` whose ``finally`` releases (kept); else the end
-    of the block."""
+    out), or the next ``try`` whose ``finally`` releases it (kept: its body runs held); else the end of the block. A
+    release on one branch only (``if failed: lock.release(); return``) does not end the span."""
     for j in range(start + 1, len(block)):
-        if bare_call(block[j], lock, "release"):
+        statement = block[j]
+        if bare_call(statement, lock, "release"):
             return j
-        if any(bare_call(inner, lock, "release") for inner in ast.walk(block[j]) if isinstance(inner, ast.stmt)):
+        if isinstance(statement, _TRIES) and any(bare_call(s, lock, "release") for s in statement.finalbody):
             return j + 1
     return len(block)
 
