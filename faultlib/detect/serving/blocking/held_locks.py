@@ -13,9 +13,14 @@ while the idle-timeout thread holds the same lock across ``worker.stop()`` (``Pr
 
 So ``with <lock>:`` in a function run on the loop is a ``blocking_task`` site when the lock is a
 ``threading.Lock``/``RLock`` (by its type) and another span holding it waits: the body of another ``with`` on the
-lock, or the statements from an ``acquire()`` of it to the next ``release()`` in the same block. The holders read
+lock, or the statements from an ``acquire()`` of it to the next ``release()`` in the same block -- or to the
+statement that holds the release, as the ``try``/``finally`` of the library's own spelling ("``some_lock.acquire()``
+/ ``try:`` ... ``finally: some_lock.release()``", the same section of the threading docs): what follows the ``try``
+runs with the lock released. The holders read
 are those :mod:`~faultlib.detect.serving.blocking.brief_locks` reads: one ``self.<attr>`` (or ``cls.<attr>``, a
-class attribute) is held by the methods of that class, one module global by that module's functions. A span waits
+class attribute) is held by the methods of that class, one module global by that module's functions -- those that
+do not bind a local of the same name (a parameter, an assignment), which is another lock ("If a name is bound in a
+block, it is a local variable of that block", Python reference, "Naming and binding"). A span waits
 when one of its calls, or a function of the analysed files it runs (followed as from the loop), waits for another
 thread or process, for a remote peer, or sleeps (:data:`LONG_WAITS`): a join, a queue or process wait, an HTTP
 request, ``time.sleep`` -- a hold as long as something else takes. A hold across a file or database call is left
@@ -45,13 +50,14 @@ import ast
 
 from faultlib.detect.serving.blocking import vocab
 from faultlib.detect.serving.blocking.brief_locks import bare_call, statement_blocks
-from faultlib.detect.serving.blocking.model import Func, dotted, nodes_of
+from faultlib.detect.serving.blocking.model import Func, binds_locally, dotted, nodes_of
 from faultlib.detect.serving.blocking.sites import Site
 from faultlib.detect.serving.blocking.wrappers import on_loop
 
 __all__ = ["contended_locks"]
 
 LOCK_TYPES = frozenset({"threading.Lock", "threading.RLock"})
+_TRIES = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
 _THREADS = frozenset({"threading.Thread", "threading.Timer"})
 _THREAD_METHODS = frozenset(vocab.OFFLOAD_METHODS)
 """Methods that run a function argument in a worker thread (``loop.run_in_executor(None, f)``, ``pool.submit(f)``)."""
@@ -88,11 +94,21 @@ def _lock_of(expr: ast.expr, func: Func) -> tuple[object, tuple[str, ...]] | Non
     if not parts:
         return None
     if len(parts) == 1:
-        return (func.module, (parts[0],))
+        return None if _shadowed(func, parts[0]) else (func.module, (parts[0],))
     first = _first_parameter(func)
     if len(parts) == 2 and func.cls is not None and parts[0] == first:
         return (func.cls, ("self", parts[1]))
     return None
+
+
+def _shadowed(func: Func, name: str) -> bool:
+    """Whether ``name`` in ``func`` is a local of it or of a function it is nested in, not the module's global."""
+    scope: Func | None = func
+    while scope is not None:
+        if binds_locally(scope, name):
+            return True
+        scope = scope.parent
+    return False
 
 
 def _first_parameter(func: Func) -> str | None:
@@ -113,7 +129,9 @@ def _blocking_holder(reach, lock, func: Func, taken: ast.With) -> tuple[Func, Si
     held = []
     walked = set(reach._memo)  # the holders run off the loop: what their walk memoises is forgotten after it (the
     for scope in scopes:  # walked functions are taken as run on the loop by the branch filters)
-        if (name[0] == "self" and scope.parent is not None) or not _threaded(reach.index, scope):
+        if (name[0] == "self" and scope.parent is not None) or (name[0] != "self" and _shadowed(scope, name[0])):
+            continue  # a nested function's `self` is another object; a local `lock` another lock
+        if not _threaded(reach, scope):
             continue
         spelt = [_first_parameter(scope), name[1]] if name[0] == "self" else list(name)
         sites = [site for span in _spans(scope, spelt, taken) for call in _calls(span)
@@ -137,25 +155,30 @@ def _reached(reach, call: ast.Call, scope: Func) -> list[Site]:
             for inner, _ in reach._reach(target, receiver=scope.cls) if id(inner.node) not in ours]
 
 
-def _threaded(index, holder: Func) -> bool:
+def _threaded(reach, holder: Func) -> bool:
     """Whether ``holder``, or a function of the analysed files that calls it, is handed to a thread (see the module
     docstring)."""
-    if _handed_to_thread(index, holder):
+    index = reach.index
+    if _handed_to_thread(reach, holder):
         return True
-    return any(_handed_to_thread(index, caller) for call, caller in index.infer.sites().get(holder.node.name, [])
+    return any(_handed_to_thread(reach, caller) for call, caller in index.infer.sites().get(holder.node.name, [])
                if caller is not holder and index.callee(call.func, caller) is holder)
 
 
-def _handed_to_thread(index, func: Func) -> bool:
+def _handed_to_thread(reach, func: Func) -> bool:
     """Whether a call of the analysed files passes ``func`` (``f``, ``self.f``, ``partial(f, ...)``, resolved to it)
     to something that runs it in another thread: ``threading.Thread``/``Timer``, an offloading call
     (:data:`~faultlib.detect.serving.blocking.vocab.OFFLOAD`, ``run_in_executor``, ``submit``), or a function of a
-    class or module of the analysed files that starts threads itself (a project's own timer)."""
+    class or module of the analysed files that starts threads itself (a project's own timer). ``x.submit(f)`` counts
+    only on an executor, as where the loop offloads (:meth:`~faultlib.detect.serving.blocking.body_calls.BodyCalls.
+    _is_executor`): a project's own queue whose ``submit`` keeps the job for the loop to run is no thread."""
+    index = reach.index
     for call, caller, arg in _arguments(index).get(func.node.name, []):
         if index.callee(arg, caller) is not func:
             continue
         last = (dotted(call.func) or [""])[-1]
-        if last in _THREAD_METHODS and isinstance(call.func, ast.Attribute):
+        if last in _THREAD_METHODS and isinstance(call.func, ast.Attribute) and (
+                last != "submit" or reach._is_executor(call, caller)):
             return True
         target = index.callee(call.func, caller)
         if isinstance(target, str) and (target in _THREADS or target in vocab.OFFLOAD):
@@ -204,9 +227,21 @@ def _spans(scope: Func, lock: list[str], taken: ast.With) -> list[list[ast.stmt]
                     dotted(item.context_expr) == lock for item in statement.items):
                 found.append(statement.body)
             if bare_call(statement, lock, "acquire"):
-                end = next((j for j in range(i + 1, len(block)) if bare_call(block[j], lock, "release")), len(block))
-                found.append(block[i + 1:end])
+                found.append(block[i + 1:_released(block, i, lock)])
     return found
+
+
+def _released(block: list[ast.stmt], start: int, lock: list[str]) -> int:
+    """The end of the span an ``acquire()`` at ``block[start]`` opens: the next bare ``release()`` of ``lock`` (left
+    out), or the next ``try`` whose ``finally`` releases it (kept: its body runs held); else the end of the block. A
+    release on one branch only (``if failed: lock.release(); return``) does not end the span."""
+    for j in range(start + 1, len(block)):
+        statement = block[j]
+        if bare_call(statement, lock, "release"):
+            return j
+        if isinstance(statement, _TRIES) and any(bare_call(s, lock, "release") for s in statement.finalbody):
+            return j + 1
+    return len(block)
 
 
 def _calls(span: list[ast.stmt]) -> list[ast.Call]:

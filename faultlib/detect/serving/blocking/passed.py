@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.call_arguments import given_arguments
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted, nodes_of
 from faultlib.detect.serving.blocking.wrappers import runs_off_loop
 
@@ -71,24 +72,13 @@ def called_here(index, call: ast.Call, caller: Func, target: Func) -> list[Func]
     (:func:`_runs`), and never rebinds, when :func:`passed_callees` names nothing for that parameter: they run during
     this call."""
     found: list[Func] = []
-    for name, value in _given(call, target):
+    for name, value in given_arguments(call, target).items():
         if not dotted(value) or not _runs(index, target, name) or _passed(index, target, name):
             continue
         passed = index.callee(value, caller)
         if isinstance(passed, Func) and not passed.is_async and passed not in found:
             found.append(passed)
     return found
-
-
-def _given(call: ast.Call, target: Func) -> list[tuple[str, ast.expr]]:
-    """``(parameter, argument)`` for each argument ``call`` gives ``target`` by position or keyword."""
-    args = target.node.args
-    positional = [a.arg for a in [*args.posonlyargs, *args.args]]
-    bound = target.cls is not None and isinstance(call.func, ast.Attribute) and not any(
-        dotted(d) == ["staticmethod"] for d in target.node.decorator_list)
-    positional = positional[1:] if bound and positional else positional
-    given = [(positional[i], a) for i, a in enumerate(call.args[:len(positional)])]
-    return given + [(k.arg, k.value) for k in call.keywords if k.arg]
 
 
 def _runs(index, func: Func, name: str, depth: int = 0) -> bool:
@@ -105,7 +95,7 @@ def _runs(index, func: Func, name: str, depth: int = 0) -> bool:
         target = index.callee(call.func, func)
         if isinstance(target, Func) and target is not func and not runs_off_loop(index, target) and any(
                 isinstance(v, ast.Name) and v.id == name and _runs(index, target, p, depth + 1)
-                for p, v in _given(call, target)):
+                for p, v in given_arguments(call, target).items()):
             return True
     return False
 
