@@ -1,0 +1,49 @@
+"""Kinds of issue 17's held-out wave 101 (astronomy, earth observation and geoscience projects), both directions.
+Every example is a small script written for this test (no public code)."""
+
+from __future__ import annotations
+
+from tests.detect.leakage_source import alarms, line_of
+
+# --- M1: columns kept by their share of missing values over every row, before the split ------------------------
+
+SPARSE_COLUMNS = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.model_selection import train_test_split
+
+quakes = pd.read_csv("traces.csv")
+quakes = quakes.dropna(thresh=int(0.6 * len(quakes)), axis=1)
+X = quakes.drop(columns=["mag"])
+X_train, X_test, y_train, y_test = train_test_split(X, quakes["mag"], test_size=0.25)
+model = RandomForestRegressor().fit(X_train, y_train)
+print(model.score(X_test, y_test))
+"""
+
+
+def test_columns_kept_by_their_missing_count_over_every_row_before_the_split(tmp_path):
+    assert ("fit_before_split", line_of(SPARSE_COLUMNS, "thresh=")) in alarms(tmp_path, SPARSE_COLUMNS)
+
+
+def test_columns_kept_by_their_missing_count_on_the_training_part_is_silent(tmp_path):
+    text = SPARSE_COLUMNS.replace('quakes = quakes.dropna(thresh=int(0.6 * len(quakes)), axis=1)\n', "").replace(
+        "model = RandomForestRegressor()",
+        "X_train = X_train.dropna(thresh=int(0.6 * len(X_train)), axis='columns')\n"
+        "X_test = X_test[X_train.columns]\nmodel = RandomForestRegressor()")
+    assert not {k for k, _ in alarms(tmp_path, text)} & {"fit_before_split", "fit_on_test"}
+
+
+def test_rows_dropped_by_their_own_missing_count_is_silent(tmp_path):
+    text = SPARSE_COLUMNS.replace("axis=1)", "axis=0)")
+    assert not alarms(tmp_path, text)
+
+
+def test_columns_dropped_when_entirely_empty_is_silent(tmp_path):
+    text = SPARSE_COLUMNS.replace("thresh=int(0.6 * len(quakes)), axis=1", "how='all', axis=1")
+    assert not alarms(tmp_path, text)
+
+
+def test_columns_kept_by_their_missing_count_in_place_before_the_split(tmp_path):
+    text = SPARSE_COLUMNS.replace("quakes = quakes.dropna(thresh=int(0.6 * len(quakes)), axis=1)",
+                                  "quakes.dropna(axis='columns', thresh=900, inplace=True)")
+    assert ("fit_before_split", line_of(text, "thresh=")) in alarms(tmp_path, text)
