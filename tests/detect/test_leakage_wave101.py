@@ -47,3 +47,46 @@ def test_columns_kept_by_their_missing_count_in_place_before_the_split(tmp_path)
     text = SPARSE_COLUMNS.replace("quakes = quakes.dropna(thresh=int(0.6 * len(quakes)), axis=1)",
                                   "quakes.dropna(axis='columns', thresh=900, inplace=True)")
     assert ("fit_before_split", line_of(text, "thresh=")) in alarms(tmp_path, text)
+
+
+# --- F1: a validation part a helper receives from callers out of sight --------------------------------------------
+
+EPOCH_HELPER = """\
+import numpy as np
+import torch
+from sklearn.metrics import f1_score
+
+
+def train_flare_net(model, X_tr, y_tr, X_val, y_val, epochs=30):
+    optimizer = torch.optim.Adam(model.parameters())
+    best_f1, best_state = -1.0, None
+    for epoch in range(epochs):
+        model.train()
+        loss = torch.nn.functional.cross_entropy(model(torch.tensor(X_tr)), torch.tensor(y_tr))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        guesses = model(torch.tensor(X_val)).argmax(dim=-1).numpy()
+        val_f1 = f1_score(y_val, guesses, average="macro")
+        if val_f1 > best_f1:
+            best_f1, best_state = val_f1, model.state_dict()
+    model.load_state_dict(best_state)
+    print(f"best val macro-F1={best_f1:.4f}")
+    return model
+"""
+
+
+def test_best_epoch_on_a_validation_parameter_of_an_uncalled_helper_is_silent(tmp_path):
+    assert ("tuned_on_test", line_of(EPOCH_HELPER, "if val_f1 > best_f1")) not in alarms(tmp_path, EPOCH_HELPER)
+
+
+def test_best_epoch_on_a_test_parameter_of_an_uncalled_helper_still_reports(tmp_path):
+    text = EPOCH_HELPER.replace("X_val", "X_test").replace("y_val", "y_test")
+    assert ("tuned_on_test", line_of(text, "if val_f1 > best_f1")) in alarms(tmp_path, text)
+
+
+def test_best_epoch_of_a_helper_called_on_the_only_held_out_part_still_reports(tmp_path):
+    text = EPOCH_HELPER + (
+        "\n\nX = np.load('flux.npy')\ny = np.load('cls.npy')\n"
+        "net = train_flare_net(torch.nn.Linear(9, 4), X[:800], y[:800], X[800:], y[800:])\n")
+    assert ("tuned_on_test", line_of(text, "if val_f1 > best_f1")) in alarms(tmp_path, text)
