@@ -90,3 +90,45 @@ def test_best_epoch_of_a_helper_called_on_the_only_held_out_part_still_reports(t
         "\n\nX = np.load('flux.npy')\ny = np.load('cls.npy')\n"
         "net = train_flare_net(torch.nn.Linear(9, 4), X[:800], y[:800], X[800:], y[800:])\n")
     assert ("tuned_on_test", line_of(text, "if val_f1 > best_f1")) in alarms(tmp_path, text)
+
+
+# --- M2: the label column named in the feature list --------------------------------------------------------------
+
+LABEL_LISTED = """\
+import pandas as pd
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import train_test_split
+
+
+def load(path):
+    events = pd.read_csv(path)
+    X = events[["lat", "lon", "depth_km", "mag"]].values
+    y = events["mag"].values
+    return X, y
+
+
+X, y = load("events.csv")
+X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)
+print(Ridge().fit(X_train, y_train).score(X_test, y_test))
+"""
+
+
+def test_label_column_listed_among_the_features_reports(tmp_path):
+    assert ("target_in_features", line_of(LABEL_LISTED, '"mag"]]')) in alarms(tmp_path, LABEL_LISTED)
+
+
+def test_label_column_listed_among_the_features_of_a_split_reports(tmp_path):
+    text = LABEL_LISTED.replace("    return X, y\n", "    return train_test_split(X, y, test_size=0.2)\n").replace(
+        'X, y = load("events.csv")\nX_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)',
+        'X_train, X_test, y_train, y_test = load("events.csv")')
+    assert ("target_in_features", line_of(text, '"mag"]]')) in alarms(tmp_path, text)
+
+
+def test_features_without_the_label_column_are_silent(tmp_path):
+    text = LABEL_LISTED.replace('"depth_km", "mag"]]', '"depth_km"]]')
+    assert not {k for k, _ in alarms(tmp_path, text)} & {"target_in_features"}
+
+
+def test_current_label_as_input_for_the_next_value_is_silent(tmp_path):
+    text = LABEL_LISTED.replace("    return X, y\n", "    X, y = X[:-1], y[1:]\n    return X, y\n")
+    assert not {k for k, _ in alarms(tmp_path, text)} & {"target_in_features"}
