@@ -132,3 +132,44 @@ def test_features_without_the_label_column_are_silent(tmp_path):
 def test_current_label_as_input_for_the_next_value_is_silent(tmp_path):
     text = LABEL_LISTED.replace("    return X, y\n", "    X, y = X[:-1], y[1:]\n    return X, y\n")
     assert not {k for k, _ in alarms(tmp_path, text)} & {"target_in_features"}
+
+
+# --- M3: a decision threshold read off the curve of a training table's split part named for testing ---------------
+
+CURVE_PICK = """\
+import joblib
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import classification_report, precision_recall_curve
+from sklearn.model_selection import train_test_split
+
+train_df = pd.read_csv("flux_train.csv")
+X_all = train_df.drop("planet", axis=1).values
+y_all = train_df["planet"].values - 1
+X_train, X_test, y_train, y_test = train_test_split(X_all, y_all, test_size=0.2, stratify=y_all)
+clf = LogisticRegression().fit(X_train, y_train)
+joblib.dump(clf, "transit_clf.pkl")
+proba = clf.predict_proba(X_test)[:, 1]
+prec, rec, cuts = precision_recall_curve(y_test, proba)
+f1s = 2 * prec * rec / (prec + rec + 1e-9)
+at = np.argmax(f1s)
+cut = cuts[at]
+print(classification_report(y_test, (proba > cut).astype(int)))
+"""
+
+
+def test_threshold_read_off_the_test_named_part_of_a_training_table_reports(tmp_path):
+    assert ("tuned_on_test", line_of(CURVE_PICK, "at = np.argmax")) in alarms(tmp_path, CURVE_PICK)
+
+
+def test_threshold_read_off_a_validation_part_and_applied_to_the_test_part_is_silent(tmp_path):
+    text = CURVE_PICK.replace(
+        "clf = LogisticRegression().fit(X_train, y_train)",
+        "X_fit, X_val, y_fit, y_val = train_test_split(X_train, y_train, test_size=0.25)\n"
+        "clf = LogisticRegression().fit(X_fit, y_fit)").replace(
+        "proba = clf.predict_proba(X_test)[:, 1]\nprec, rec, cuts = precision_recall_curve(y_test, proba)",
+        "proba = clf.predict_proba(X_val)[:, 1]\nprec, rec, cuts = precision_recall_curve(y_val, proba)").replace(
+        "print(classification_report(y_test, (proba > cut).astype(int)))",
+        "print(classification_report(y_test, (clf.predict_proba(X_test)[:, 1] > cut).astype(int)))")
+    assert "tuned_on_test" not in {k for k, _ in alarms(tmp_path, text)}
