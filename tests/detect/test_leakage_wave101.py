@@ -173,3 +173,42 @@ def test_threshold_read_off_a_validation_part_and_applied_to_the_test_part_is_si
         "print(classification_report(y_test, (proba > cut).astype(int)))",
         "print(classification_report(y_test, (clf.predict_proba(X_test)[:, 1] > cut).astype(int)))")
     assert "tuned_on_test" not in {k for k, _ in alarms(tmp_path, text)}
+
+
+# --- M4: the best of a table of test scores whose helper reaches the metric through another helper ----------------
+
+WRAPPED_METRICS = """\
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.linear_model import Ridge
+from sklearn.metrics import mean_absolute_error
+from sklearn.model_selection import train_test_split
+
+
+def mae(y_true, y_pred):
+    return float(mean_absolute_error(y_true, y_pred))
+
+
+def summary(y_true, y_pred, name):
+    return {"name": name, "mae": mae(y_true, y_pred), "bias": float(np.mean(y_pred - y_true))}
+
+
+panels = pd.read_csv("panels.csv")
+X_tr, X_te, y_tr, y_te = train_test_split(panels.drop(columns=["kw"]), panels["kw"], shuffle=False)
+ridge_row = summary(y_te, Ridge().fit(X_tr, y_tr).predict(X_te), "ridge")
+forest_row = summary(y_te, RandomForestRegressor().fit(X_tr, y_tr).predict(X_te), "forest")
+rows = [ridge_row, forest_row]
+table = pd.DataFrame(rows).set_index("name")
+print(table)
+print(f"best: {table['mae'].idxmin()} (MAE {table['mae'].min():.2f})")
+"""
+
+
+def test_best_row_of_test_scores_from_a_wrapped_metric_reports(tmp_path):
+    assert ("tuned_on_test", line_of(WRAPPED_METRICS, "idxmin")) in alarms(tmp_path, WRAPPED_METRICS)
+
+
+def test_table_of_test_scores_from_a_wrapped_metric_only_printed_is_silent(tmp_path):
+    text = WRAPPED_METRICS.replace("""print(f"best: {table['mae'].idxmin()} (MAE {table['mae'].min():.2f})")\n""", "")
+    assert "tuned_on_test" not in {k for k, _ in alarms(tmp_path, text)}
