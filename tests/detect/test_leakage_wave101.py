@@ -212,3 +212,51 @@ def test_best_row_of_test_scores_from_a_wrapped_metric_reports(tmp_path):
 def test_table_of_test_scores_from_a_wrapped_metric_only_printed_is_silent(tmp_path):
     text = WRAPPED_METRICS.replace("""print(f"best: {table['mae'].idxmin()} (MAE {table['mae'].min():.2f})")\n""", "")
     assert "tuned_on_test" not in {k for k, _ in alarms(tmp_path, text)}
+
+
+CALIBRATED_HELPER = """\
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.metrics import f1_score
+
+
+def fit_calibrated(X_tr, y_tr, X_val, y_val):
+    base = GradientBoostingClassifier().fit(X_tr, y_tr)
+    calibrated = CalibratedClassifierCV(estimator=base, method="sigmoid", cv="prefit")
+    calibrated.fit(X_val, y_val)
+    print("calibrated F1", f1_score(y_val, calibrated.predict(X_val), average="macro"))
+    return calibrated
+"""
+
+
+def test_prefit_calibration_on_a_validation_parameter_of_an_uncalled_helper_is_silent(tmp_path):
+    assert "trained_on_test" not in {k for k, _ in alarms(tmp_path, CALIBRATED_HELPER)}
+
+
+def test_prefit_calibration_on_a_test_parameter_of_an_uncalled_helper_still_reports(tmp_path):
+    text = CALIBRATED_HELPER.replace("X_val", "X_test").replace("y_val", "y_test")
+    assert "trained_on_test" in {k for k, _ in alarms(tmp_path, text)}
+
+
+THREE_BLOCKS = """\
+import pandas as pd
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.metrics import f1_score
+
+flares = pd.read_csv("flares.csv")
+years = flares["year"]
+X, y = flares.drop(columns=["cls", "year"]), flares["cls"]
+X_tr, y_tr = X[years <= 2021], y[years <= 2021]
+X_val, y_val = X[years == 2022], y[years == 2022]
+X_test, y_test = X[years >= 2023], y[years >= 2023]
+base = GradientBoostingClassifier().fit(X_tr, y_tr)
+calibrated = CalibratedClassifierCV(estimator=base, method="sigmoid", cv="prefit")
+calibrated.fit(X_val, y_val)
+print("val F1", f1_score(y_val, calibrated.predict(X_val), average="macro"))
+print("test F1", f1_score(y_test, calibrated.predict(X_test), average="macro"))
+"""
+
+
+def test_prefit_calibration_on_the_validation_block_of_a_three_way_split_is_silent(tmp_path):
+    assert "trained_on_test" not in {k for k, _ in alarms(tmp_path, THREE_BLOCKS)}

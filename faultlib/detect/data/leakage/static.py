@@ -117,6 +117,7 @@ from faultlib.detect.data.leakage.maskfolds import mask_overlap_findings
 from faultlib.detect.data.leakage.samerows import same_rows_calls
 from faultlib.detect.data.leakage.targetfeatures import target_feature_findings
 from faultlib.detect.data.leakage.labelinputs import label_input_findings
+from faultlib.detect.data.leakage.valparams import ValidationScores
 from faultlib.detect.data.leakage.foldcols import FoldColumns, enumerated_pair, fold_positions, named_fold_loop
 from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.deadhelpers import UncalledHelpers
@@ -220,7 +221,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                UnlabelledRows, BestItems, KeptNames, GuardedDrops, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
-               SizeCalls, CountKeys, PandasBootstraps, MemberParts, PolarsRows, LabelGaps, PartFlags, FreshArrays, FittedSlots, LoopKeyedDicts, TestTrainedModels,
+               SizeCalls, CountKeys, PandasBootstraps, MemberParts, PolarsRows, LabelGaps, PartFlags, FreshArrays, FittedSlots, LoopKeyedDicts, ValidationScores, TestTrainedModels,
                FreshTables,
                LabelFills,
                FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, KerasTunerSearches, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
