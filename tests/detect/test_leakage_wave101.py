@@ -3,6 +3,8 @@ Every example is a small script written for this test (no public code)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.detect.leakage_source import alarms, line_of
 
 # --- M1: columns kept by their share of missing values over every row, before the split ------------------------
@@ -33,14 +35,12 @@ def test_columns_kept_by_their_missing_count_on_the_training_part_is_silent(tmp_
     assert not {k for k, _ in alarms(tmp_path, text)} & {"fit_before_split", "fit_on_test"}
 
 
-def test_rows_dropped_by_their_own_missing_count_is_silent(tmp_path):
-    text = SPARSE_COLUMNS.replace("axis=1)", "axis=0)")
-    assert not alarms(tmp_path, text)
-
-
-def test_columns_dropped_when_entirely_empty_is_silent(tmp_path):
-    text = SPARSE_COLUMNS.replace("thresh=int(0.6 * len(quakes)), axis=1", "how='all', axis=1")
-    assert not alarms(tmp_path, text)
+@pytest.mark.parametrize(("old", "new"), [
+    ("axis=1)", "axis=0)"),  # rows dropped by their own missing count
+    ("thresh=int(0.6 * len(quakes)), axis=1", "how='all', axis=1"),  # columns empty on every row
+])
+def test_drops_that_count_nothing_over_the_rows_are_silent(tmp_path, old, new):
+    assert not alarms(tmp_path, SPARSE_COLUMNS.replace(old, new))
 
 
 def test_columns_kept_by_their_missing_count_in_place_before_the_split(tmp_path):

@@ -143,14 +143,14 @@ def label_inputs(tree: ast.Module) -> list[LabelInput]:
 def label_input_findings(tree: ast.Module, smap: Any, findings: list[Finding], function_at: Any) -> list[Finding]:
     """:func:`label_inputs` as ``target_in_features`` findings, leaving out a line already reported so."""
     reported = ReportedLines(findings)
-    out: list[Finding] = []
-    for f in label_inputs(tree):
-        out += reported.finding(
-            "target_in_features", Severity.WARNING,
-            f"the label column `{f.column}` of `{f.table}` is selected as one of the features `{f.features}` "
+    return [finding for f in label_inputs(tree) for finding in reported.finding(
+        "target_in_features", Severity.WARNING, _message(f, smap),
+        {**smap.where(f.line), "function": function_at(tree, f.line)},
+        {"column_name": f.column, "target": f.column, "table": f.table})]
+
+
+def _message(f: LabelInput, smap: Any) -> str:
+    return (f"the label column `{f.column}` of `{f.table}` is selected as one of the features `{f.features}` "
             f"({smap.describe(f.line)}) and as the label `{f.label}` ({smap.describe(f.label_line)}): the model is "
             f"given its answer among its inputs, on the test rows too. Fix: leave `{f.column}` out of the feature "
-            "columns",
-            {**smap.where(f.line), "function": function_at(tree, f.line)},
-            {"column_name": f.column, "target": f.column, "table": f.table})
-    return out
+            "columns")
