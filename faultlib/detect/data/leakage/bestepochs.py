@@ -37,7 +37,8 @@ logged (a test part's best also returned; a validation part's best returned to a
 it: ``s = run_fold(...)``, ``cv_score += s / k``), or when the state saved at the best epoch is loaded back and the same
 rows are scored again.
 Silent: a best kept only to save a checkpoint; a validation part's best only returned (a search's objective); a validation part's best when the script then scores another,
-test-named part (the intended practice: choose on validation, report the test); a training loss's best; a loop
+test-named part (the intended practice: choose on validation, report the test), or when it is the validation-named
+parameter of a function no code of the program calls (its callers' validation part, :mod:`.valparams`); a training loss's best; a loop
 that builds a new model per pass (a candidate search, :mod:`.choices`/:mod:`.scoreloops`).
 """
 
@@ -49,6 +50,7 @@ from typing import Any
 
 from faultlib.detect.data.leakage.reportedlines import ReportedLines
 from faultlib.detect.data.leakage.targets import call_name
+from faultlib.detect.data.leakage.valparams import caller_validation
 from faultlib.detect.data.leakage.vocab import looks_like_test, looks_like_train, looks_like_validation, name_tokens
 from faultlib.findings import Severity
 from faultlib.detect.data.leakage.targets import read_words as _words
@@ -378,7 +380,8 @@ def best_epochs(tree: ast.Module) -> list[BestEpoch]:
                 continue
             handed = _handed(after, best, _test_named(rows[0])) or _rescored(after, rows) or _reported_by_caller(
                 tree, loop, best)
-            if handed is None or not _test_named(rows[0]) and _tested_elsewhere(tree, loop, rows):
+            if handed is None or not _test_named(rows[0]) and (_tested_elsewhere(tree, loop, rows) or caller_validation(
+                    tree, _enclosing_function(tree, loop.lineno), rows[0])):  # callers out of sight (valparams.py)
                 continue
             out.append(BestEpoch(line, loop.lineno, loop.end_lineno or loop.lineno, best, rows[0], handed))
         for call in (c for c in _calls(loop.body) if call_name(c) == "append" and isinstance(c.func, ast.Attribute)

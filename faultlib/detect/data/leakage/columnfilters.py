@@ -53,6 +53,19 @@ def _operands(tests: list[ast.expr], constant: frozenset[int] = frozenset()) -> 
     return out
 
 
+def _columns_axis(node: ast.Call) -> bool:
+    """``axis=1`` / ``axis='columns'`` (also positional: ``dropna(1, thresh=...)``)."""
+    axis = next((k.value for k in node.keywords if k.arg == "axis"), node.args[0] if node.args else None)
+    return isinstance(axis, ast.Constant) and axis.value in (1, "columns")
+
+
+def missing_count_drop(node: ast.expr | None) -> bool:
+    """``df.dropna(thresh=k, axis=1)``: the columns kept by their count of non-missing values over the rows."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "dropna" and \
+        any(k.arg == "thresh" and not (isinstance(k.value, ast.Constant) and k.value.value is None)
+            for k in node.keywords) and _columns_axis(node)
+
+
 class ColumnFilters:
     """The fits a column comprehension's tests computed (a mixin of the analyzer, ahead of the frame semantics)."""
 
@@ -61,7 +74,25 @@ class ColumnFilters:
             taints = self._filter_fits(node, frame)  # type: ignore[arg-type]
             if taints:
                 return Data(None, taints, False)
+        if missing_count_drop(node):
+            return self._counted_drop(node, frame)  # type: ignore[arg-type]
         return super()._expr(node, frame)  # type: ignore[misc]
+
+    def _counted_drop(self, node: ast.Call, frame: Any) -> Any:
+        """``df.dropna(thresh=k, axis=1)`` evaluated as pandas does, its rows carrying the count as a fit (a
+        statistic of them, :meth:`DesignChecks._statistic`); ``inplace=True`` rebinds the frame so."""
+        out = super()._expr(node, frame)  # type: ignore[misc]
+        inplace = any(k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True
+                      for k in node.keywords)
+        data = maybe_data(self._expr(node.func.value, frame) if inplace else out)  # type: ignore[attr-defined]
+        if data is None or inplace and not isinstance(node.func.value, (ast.Name, ast.Attribute)):
+            return out
+        kept = self._statistic(data, f"{ast.unparse(node.func)}()", node, frame,  # type: ignore[attr-defined]
+                               per_row=True)
+        if inplace:
+            self._rebind_base(node.func.value, kept, frame)  # type: ignore[attr-defined]
+            return out
+        return kept
 
     def _filter_fits(self, node: ast.ListComp, frame: Any) -> frozenset:
         gen = node.generators[0]
@@ -84,4 +115,4 @@ class ColumnFilters:
         return frozenset(taints)
 
 
-__all__ = ["ColumnFilters"]
+__all__ = ["ColumnFilters", "missing_count_drop"]

@@ -64,12 +64,18 @@ class ScoreTable:
 
 
 def _metric_helpers(tree: ast.AST) -> set[str]:
-    """Functions the module defines that call a metric (``roc_auc_score``, ``mean_squared_error``...)."""
-    out = set()
-    for fn in walk_once(tree):
-        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                isinstance(n, ast.Call) and _metric(n) for n in ast.walk(fn)):
-            out.add(fn.name)
+    """Functions the module defines that call a metric (``roc_auc_score``, ``mean_squared_error``...), directly or
+    through another such function (``compute_metrics`` returning ``{"rmse": rmse(y, p), "r2": r2(y, p)}`` where
+    ``r2`` wraps ``r2_score``: issue 17 wave 101, a solar forecasting project's evaluation module)."""
+    functions = [fn for fn in walk_once(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    calls = {id(fn): [n for n in ast.walk(fn) if isinstance(n, ast.Call)] for fn in functions}
+    out = {fn.name for fn in functions if any(_metric(n) for n in calls[id(fn)])}
+    grown = True
+    while grown:
+        more = {fn.name for fn in functions if fn.name not in out and any(
+            isinstance(n.func, ast.Name) and n.func.id in out for n in calls[id(fn)])}
+        out |= more
+        grown = bool(more)
     return out
 
 

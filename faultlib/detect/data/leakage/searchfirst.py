@@ -26,7 +26,9 @@ is the search's choice: the search itself or its ``best_estimator_`` refitted (t
 came from, whoever holds it later: a second search's best is not this one's), a model built from its
 ``best_params_``, or a model of the searched class whose constructor sets by keyword a hyperparameter the grid varied
 (the value read off the search and typed in; a model of that class left at its defaults, or set only in parameters
-the grid never tried, is another model and stays silent).
+the grid never tried, is another model and stays silent). A search fitted on exactly the rows it then scores (a
+``cv='prefit'`` calibrator fitted and scored on the validation block of a three-way split, issue 17 wave 101) was
+not fitted before a split of them: whether that score is a held-out one is :mod:`.testlabels`' question.
 """
 
 from __future__ import annotations
@@ -99,8 +101,8 @@ class SearchesBeforeSplits:
         if not held:
             return
         for search, fit in self._whole_searches:
-            if not any(covers(f, p) for f in parts(fit.rows) for p in held):
-                continue
+            if not any(covers(f, p) for f in parts(fit.rows) for p in held) or set(parts(fit.rows)) == set(held):
+                continue  # (fitted on exactly the rows it scores: no split came after it, another question)
             if not self._chosen_by(est, search, fit, node, frame):
                 continue
             self._reached.add((fit.line, fit.column))  # type: ignore[attr-defined]

@@ -40,7 +40,10 @@ Found syntactically in one module or function (:func:`stacked_fits`):
   out-of-fold or test predictions or ``Y`` names test labels: ``tuned_on_test`` at the metric. Weights chosen on a
   validation part, beside a test part that scores the blend once, are chosen apart from it and stay silent.
 
-A fit on training predictions (``P`` from the training rows) is a training score and stays silent, as does a blend
+A fit given rows and labels named for validation (``calibrator.fit(X_val, y_val)``) while the program scores another
+part named for testing, or as the validation parameters of a function no code calls, is the validation step of a
+three-way design and stays silent too (:mod:`.valparams`). A fit on training predictions (``P`` from the training
+rows) is a training score and stays silent, as does a blend
 whose weights are fixed numbers, and a weight loop over predictions whose scores are only printed.
 """
 
@@ -54,6 +57,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.callsites import function_at
 from faultlib.detect.data.leakage.scoreloops import _test_labels
 from faultlib.detect.data.leakage.targets import call_name, label_like, validation_named
+from faultlib.detect.data.leakage.valparams import validation_fit
 from faultlib.detect.data.leakage.values import maybe_data, parts
 from faultlib.findings import Finding, Severity
 
@@ -383,7 +387,9 @@ def stacked_fits(tree: ast.Module) -> list[StackedFit]:
             module_binds = binds
         merged = binds if i == 0 else {**module_binds, **binds}
         held: dict[tuple[str, int, bool], bool] = {}
-        out += _fits_scored(nodes, merged, held) + _weight_grids(nodes, merged, held, parents)
+        fits = {(n.lineno, n.col_offset + 1): n for n in nodes if isinstance(n, ast.Call)}
+        out += [f for f in _fits_scored(nodes, merged, held) if not (f.kind == "trained_on_test" and validation_fit(
+            tree, fits[(f.line, f.column)]))] + _weight_grids(nodes, merged, held, parents)  # (valparams.py)
     return out
 
 

@@ -116,6 +116,8 @@ from faultlib.detect.data.leakage.pooledfolds import pooled_fold_reports
 from faultlib.detect.data.leakage.maskfolds import mask_overlap_findings
 from faultlib.detect.data.leakage.samerows import same_rows_calls
 from faultlib.detect.data.leakage.targetfeatures import target_feature_findings
+from faultlib.detect.data.leakage.labelinputs import label_input_findings
+from faultlib.detect.data.leakage.valparams import ValidationScores
 from faultlib.detect.data.leakage.foldcols import FoldColumns, enumerated_pair, fold_positions, named_fold_loop
 from faultlib.detect.data.leakage.inputfns import InputFunctions
 from faultlib.detect.data.leakage.deadhelpers import UncalledHelpers
@@ -224,7 +226,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                UnlabelledRows, BestItems, KeptNames, GuardedDrops, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
                ColumnNameLists, PredefinedFolds, PairPicks, SingleSamples,
-               SizeCalls, CountKeys, PandasBootstraps, MemberParts, PolarsRows, LabelGaps, PartFlags, FreshArrays, FittedSlots, LoopKeyedDicts, TestTrainedModels,
+               SizeCalls, CountKeys, PandasBootstraps, MemberParts, PolarsRows, LabelGaps, PartFlags, FreshArrays, FittedSlots, LoopKeyedDicts, ValidationScores, TestTrainedModels,
                FreshTables,
                LabelFills,
                OriginTargets,
@@ -328,6 +330,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             r for rule in (frame_stack_reports, person_folder_reports, pooled_fold_reports)
             for r in rule(self.tree, self.smap)], self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += target_feature_findings(self.tree, self.smap, self.report.findings, function_at)
+        self.report.findings += label_input_findings(self.tree, self.smap, self.report.findings, function_at)
         self.report.findings += best_epoch_findings(self.tree, self.smap, self.report.findings, function_at)
         return self.report
 

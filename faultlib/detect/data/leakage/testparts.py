@@ -68,6 +68,26 @@ def named_test_part(x: Data, arg: ast.expr | None) -> bool:
         bool(parts(x.rows)) and all(file_validation(p) is not None for p in parts(x.rows))
 
 
+def split_named_test(x: Data, arg: ast.expr | None) -> bool:
+    """``x`` is the held-aside part of the first split of a table named for training, passed under a name for testing
+    (``y_test`` of ``train_test_split`` over ``train_df``, read from a file the script does not tell apart from
+    others): the name of the table made it a validation part, but no split came before and the script calls the
+    part its test set, so its score is the notebook's reported test score, as for :func:`named_test_part`'s
+    training file (issue 17 wave 101: an exoplanet notebook's threshold read off ``y_test``'s curve)."""
+    while isinstance(arg, (ast.Subscript, ast.Attribute)):
+        arg = arg.value
+    if not (isinstance(arg, ast.Name) and vocab.looks_like_test(arg.id) and not choosing_named(arg.id)):
+        return False
+    ps = parts(x.rows)
+    return bool(ps) and all(_first_split_val(p) for p in ps)
+
+
+def _first_split_val(p: Rows) -> bool:
+    """The first split or fold step of ``p`` is a split's ``val`` part."""
+    first = next((s for s in p.steps if s.kind in ("split", "fold")), None)
+    return first is not None and first.kind == "split" and first.part == "val"
+
+
 def input_named_test(x: Data, call: ast.Call) -> bool:
     """A fit ``call`` whose input ``x`` (its first argument) is a training file's validation part named for testing
     (``sc.fit_transform(X_test)``, ``SelectKBest(...).fit_transform(X_test, y_test)`` after ``train_test_split`` of
@@ -76,4 +96,4 @@ def input_named_test(x: Data, call: ast.Call) -> bool:
     return named_test_part(x, call.args[0] if call.args else None)
 
 
-__all__ = ["choosing_named", "file_validation", "held_out", "named_test_part", "input_named_test"]
+__all__ = ["choosing_named", "file_validation", "held_out", "named_test_part", "input_named_test", "split_named_test"]

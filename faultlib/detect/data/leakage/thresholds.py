@@ -79,10 +79,10 @@ def chosen_threshold(scope: ast.AST, curve_stmt: ast.stmt, labels: ast.expr) -> 
             applied |= _targets(s)
         elif source is not None and reads & curve:
             curve |= _targets(s) - kept
-        if applied and any(isinstance(n, ast.Call) and _func_name(n).endswith(_METRIC_SUFFIXES)
-                           and _names(n) & applied and any(ast.unparse(a) == want for a in n.args)
-                           for n in ast.walk(s if source is None else source)):
-            return choice_line
+        if (applied or kept) and any(isinstance(n, ast.Call) and _func_name(n).endswith(_METRIC_SUFFIXES) and (
+                _names(n) & applied or any(isinstance(c, ast.Compare) and _names(c) & kept for c in ast.walk(n)))
+                and any(ast.unparse(a) == want for a in n.args) for n in ast.walk(s if source is None else source)):
+            return choice_line  # (the comparison may sit in the metric's call: f1_score(y_test, proba >= t))
     return None
 
 
@@ -179,7 +179,8 @@ class ThresholdChoices:
     def _check_curve(self, labels: Any, node: ast.Call, frame: Any) -> None:
         from faultlib.detect.data.leakage.values import maybe_data
 
-        if frame is not None and not self._test_rows(labels, node.args[0]):  # type: ignore[attr-defined]
+        if frame is not None and not self._test_rows(labels, node.args[0]) and not _split_named_test(
+                labels, node.args[0]):  # type: ignore[attr-defined]
             known = maybe_data(labels)
             if known is not None and known.rows is not None:  # rows the run knows are not test rows: done
                 self.__dict__.setdefault("_curves_checked", set()).add(id(node))
@@ -203,6 +204,16 @@ class ThresholdChoices:
             {**smap.where(line), "function": getattr(scope, "name", "<module>")},
             {"curve": smap.where(node.lineno), "labels": ast.unparse(node.args[0])[:80]},
             kind="tuned_on_test"))
+
+
+def _split_named_test(labels: Any, arg: ast.expr) -> bool:
+    """The labels are the first split's held-aside part of a table named for training, called ``y_test`` by the
+    script (testparts.py): its reported test rows."""
+    from faultlib.detect.data.leakage.testparts import split_named_test
+    from faultlib.detect.data.leakage.values import maybe_data
+
+    known = maybe_data(labels)
+    return known is not None and split_named_test(known, arg)
 
 
 def _enclosing(tree: ast.Module, call: ast.Call) -> tuple[ast.AST, ast.stmt | None]:
