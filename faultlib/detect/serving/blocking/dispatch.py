@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.choices import common_base, picked, union_members
+from faultlib.detect.serving.blocking.entered_managers import entered_methods
 from faultlib.detect.serving.blocking.model import Func, Klass, nodes_of
 from faultlib.detect.serving.blocking.shapes import is_property, is_super_call, on_self
 from faultlib.detect.serving.blocking.trait_defaults import trait_default
@@ -16,10 +17,11 @@ from faultlib.detect.serving.blocking.trait_defaults import trait_default
 __all__ = ["dispatched", "lacks", "narrowed", "property_reads", "receiver_in"]
 
 
-def property_reads(index, func: Func) -> list[tuple[ast.Attribute | ast.Subscript, Func, Klass]]:
+def property_reads(index, func: Func) -> list[tuple[ast.Attribute | ast.Subscript | ast.With, Func, Klass]]:
     """``obj.name`` reads in ``func`` (not calls of it) where ``name`` is a sync ``@property``/``cached_property``
-    of ``obj``'s class in the analysed files: reading it runs the getter (computed once per function); and
-    ``obj[key]`` on such a class with its own item methods (:func:`_item_methods`)."""
+    of ``obj``'s class in the analysed files: reading it runs the getter (computed once per function);
+    ``obj[key]`` on such a class with its own item methods (:func:`_item_methods`); and ``with obj:`` on one with its
+    own ``__enter__``/``__exit__`` (:func:`~faultlib.detect.serving.blocking.entered_managers.entered_methods`)."""
     found = func.__dict__.get("_faultlib_properties")
     if found is None:
         found = func.__dict__["_faultlib_properties"] = []
@@ -36,6 +38,7 @@ def property_reads(index, func: Func) -> list[tuple[ast.Attribute | ast.Subscrip
                 if initialiser is not None:
                     found.append((node, initialiser, owner))
         found += _item_methods(index, func)
+        found += entered_methods(index, func)
     return found
 
 

@@ -52,6 +52,7 @@ from faultlib.detect.serving.blocking.subscripted_clients import known_client, q
 from faultlib.detect.serving.blocking.listed_elements import listed_loop_types
 from faultlib.detect.serving.blocking.literal_loop_types import literal_loop_types, loop_aliases
 from faultlib.detect.serving.blocking.stored_callables import stored_callable
+from faultlib.detect.serving.blocking.bound_functions import bound_function
 from faultlib.detect.serving.blocking.stored_locals import local_names, stores_locals
 from faultlib.detect.serving.blocking.method_aliases import bound_method
 from faultlib.detect.serving.blocking.library_supers import library_base_method
@@ -500,7 +501,8 @@ class Index(TypeOf):
         owner = self.type_of(expr.value, func, depth + 1) if func is not None else None
         if isinstance(owner, Klass):  # a method, or a library callable the instance holds (self.Reader = Reader)
             return (self.method(owner, expr.attr) or stored_callable(self, owner, expr.attr)
-                    or held_class(self, owner, expr.attr))  # self.scheduler_class(...): the class it holds
+                    or held_class(self, owner, expr.attr)  # self.scheduler_class(...): the class it holds
+                    or bound_function(self, owner, expr.attr))  # db.name = name.__get__(db) at startup
         if isinstance(owner, str):  # a module of the analysed files a helper imported and returned: its member
             return self.lookup(f"{owner}.{expr.attr}") if owner in self.modules else f"{owner}.{expr.attr}"
         parts = dotted(expr)

@@ -13,6 +13,7 @@ from operator import itemgetter
 from typing import Union
 
 from faultlib.detect.serving.blocking.dynamic_classes import is_dynamic_lookup
+from faultlib.detect.serving.blocking.module_flags import taken_suite
 from faultlib.pyflow.walk import CHILDLESS, children, walk
 
 
@@ -171,6 +172,14 @@ class _Collector(ast.NodeVisitor):
         self.stack.append(klass)
         self.generic_visit(node)
         self.stack.pop()
+
+    def visit_If(self, node: ast.If) -> None:
+        taken = taken_suite(self.m, node) if not self.stack else None
+        if taken is None:  # USE_GPU = True; if USE_GPU: ... else: ...: the other suite never runs
+            self.generic_visit(node)
+        else:
+            for stmt in taken:
+                self.visit(stmt)
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
