@@ -11,7 +11,7 @@ Each blocker is found at its line with its kind; each look-alike stays silent. E
 
 from __future__ import annotations
 
-from tests.detect.blocking_source import flagged
+from tests.detect.blocking_source import flagged, flagged_package
 
 # -- F1: subscribing with a callback -----------------------------------------------------------------------------------
 
@@ -242,3 +242,54 @@ def test_binance_websocket_client_run_blocks_and_its_subscriptions_do_not(tmp_pa
             ws.run()
     """)
     assert found == {("blocking_socket_io", "ws.run()")}
+
+
+# -- a package re-exporting an instance under its submodule's name -----------------------------------------------------
+
+_EXPORTED = {
+    "core/__init__.py": "from core.exchange import exchange\n\n__all__ = ['exchange']\n",
+    "core/exchange.py": """
+        from binance.um_futures import UMFutures
+
+
+        class Exchange:
+            def __init__(self):
+                self.rest = UMFutures(key="k", secret="s")
+
+            def positions(self):
+                return self.rest.account()["positions"]
+
+
+        exchange = Exchange()
+    """,
+}
+
+
+def test_an_instance_a_package_re_exports_under_its_submodules_name_is_the_instance(tmp_path):
+    found = flagged_package(tmp_path, {**_EXPORTED, "routes.py": """
+        from fastapi import APIRouter
+        from core import exchange
+
+        router = APIRouter()
+
+
+        @router.get("/positions")
+        async def positions():
+            return exchange.positions()
+    """})
+    assert found == {("core/exchange.py", "blocking_http", 'return self.rest.account()["positions"]')}
+
+
+def test_the_submodule_imported_itself_is_the_module(tmp_path):
+    found = flagged_package(tmp_path, {**_EXPORTED, "routes.py": """
+        from fastapi import APIRouter
+        import core.exchange
+
+        router = APIRouter()
+
+
+        @router.get("/positions")
+        async def positions():
+            return core.exchange.Exchange
+    """})
+    assert found == set()
