@@ -27,6 +27,7 @@ from faultlib.detect.serving.blocking.module_annotations import names_a_module, 
 from faultlib.detect.serving.blocking.callable_defaults import holds_function
 from faultlib.detect.serving.blocking.stores import Stores
 from faultlib.detect.serving.blocking.choices import chosen, common_base
+from faultlib.detect.serving.blocking.library_twins import library_twin
 from faultlib.detect.serving.blocking.class_values import class_valued, held_class, instance_valued
 from faultlib.detect.serving.blocking.dynamic_classes import module_wildcard
 from faultlib.detect.serving.blocking.module_attrs import module_held
@@ -463,7 +464,7 @@ class Index(TypeOf):
             sides = [self.callee(side, func, depth + 1) for side in (expr.body, expr.orelse)]
             if sides[0] is sides[1] or (isinstance(sides[0], str) and sides[0] == sides[1]):
                 return sides[0]
-            return common_base(self, sides) if all(isinstance(s, Klass) for s in sides) else None
+            return common_base(self, sides) if all(isinstance(s, Klass) for s in sides) else library_twin(sides)
         if isinstance(expr, ast.Name):
             if func is not None and _is_local(func, expr.id):
                 bound = aliases(func).get(expr.id)

@@ -61,6 +61,7 @@ import sys
 
 from faultlib.detect.serving.blocking.absent_methods import lacks_method
 from faultlib.detect.serving.blocking.client_names import ASYNC_FIRST, NO_IO
+from faultlib.detect.serving.blocking.stream_subscriptions import subscribes
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
 from faultlib.detect.serving.blocking.made_handles import at, handle_method, made_evidence, module_calls, owner_part
@@ -185,6 +186,8 @@ def _client_call(index, target: str, call: ast.Call, func: Func):
             return None  # an async twin (slack_bolt's `AsyncApp`) the class rule left out: not here either
     if owner is None or not handle_method(owner, method, _remote_method(method)) or _returns_at_once(call):
         return None
+    if subscribes(owner, call):
+        return None  # feed.trades(symbol=s, callback=on_tick): a stream subscribed (stream_subscriptions)
     if owner.rpartition(".")[2].endswith(CONFIG_SUFFIXES):
         return None
     if lacks_method(index, owner, target[len(owner) + 1:].partition(".")[0]):

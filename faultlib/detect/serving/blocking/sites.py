@@ -19,6 +19,7 @@ from faultlib.detect.serving.blocking.branch_values import branch_types
 from faultlib.detect.serving.blocking.brief_locks import held_briefly
 from faultlib.detect.serving.blocking.absent_methods import lacks_method
 from faultlib.detect.serving.blocking.client_names import client_kind, name_guess, project_client_kind
+from faultlib.detect.serving.blocking.stream_subscriptions import subscribes
 from faultlib.detect.serving.blocking.coroutine_clients import used_as_coroutines
 from faultlib.detect.serving.blocking.creations import only_creates
 from faultlib.detect.serving.blocking.fetched_pages import as_fetched
@@ -159,6 +160,8 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         guess = name_guess(owner if own is None else own[0]) if family is not None else None
         if family is not None and lacks_method(index, owner if own is None else own[0], method):
             family = None  # the installed library's class has no such method: it raises, it sends nothing
+        if family is not None and subscribes(owner if own is None else own[0], call):
+            family = None  # ws.kline(symbol=s, callback=on_message): a stream subscribed, messages come later
     if family is not None and owner == PYDUB and native_wav(call, method):  # WAV without ffmpeg: memory or a file
         return None if in_memory(index, call, func) else Site(
             "blocking_file_io", f"{target} (pydub's own WAV reader/writer: file I/O, no ffmpeg)", func, call)

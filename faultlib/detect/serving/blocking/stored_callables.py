@@ -7,7 +7,9 @@ instance (``self.db = Redis(url); self.set = self.db.set``: ``self.set(k, v)`` i
 ``self.<attr> = value`` of the class (and of the classes it derives from in the analysed files) binds the same
 library function or class (a dotted name outside the analysed files) -- never a call's result, whose value is
 an instance typed elsewhere -- and no code outside those classes sets the attribute (memoised per class and
-name). Used by :meth:`~faultlib.detect.serving.blocking.index.Index.callee` when the class has no method of that
+name). Stores of ``None`` and the rebinding ``self.client = self.client(...)`` (the instance built from the stored
+class; held-out wave 80) do not count; a conditional expression between two library classes of one package counts
+as the first (:mod:`~faultlib.detect.serving.blocking.library_twins`). Used by :meth:`~faultlib.detect.serving.blocking.index.Index.callee` when the class has no method of that
 name.
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.library_twins import library_twin
 from faultlib.detect.serving.blocking.model import Func, Klass, dotted
 
 __all__ = ["stored_callable"]
@@ -38,6 +41,13 @@ def _stored(index, klass: Klass, attr: str) -> str | None:
             continue  # another class's own attribute of that name
         if position is not None or not on_self:
             return None  # set from outside too (pipeline.handler = segment): stores.py weighs the choices
+        if _cleared(value) or _built_in_place(value, attr):
+            continue  # self.client = None; self.client = self.client(key=k): the instance the stored class builds
+        if isinstance(value, ast.IfExp):  # self.client = DemoClient if demo else Client (library_twins.py)
+            sides = [index.resolve_parts(p, func.module, func) if (p := dotted(side)) else None
+                     for side in (value.body, value.orelse)]
+            found.append(library_twin(sides))
+            continue
         parts = dotted(value)
         if not parts:
             return None  # a call's result or any other value: an instance, not a bound callable
@@ -45,6 +55,18 @@ def _stored(index, klass: Klass, attr: str) -> str | None:
     if not found or not isinstance(found[0], str) or any(f != found[0] for f in found):
         return None  # a function of the analysed files is followed where it is stored (holders, stores)
     return found[0]
+
+
+def _cleared(value: ast.expr) -> bool:
+    """``self.attr = None``: the attribute emptied, nothing stored that a call could run."""
+    return isinstance(value, ast.Constant) and value.value is None
+
+
+def _built_in_place(value: ast.expr, attr: str) -> bool:
+    """``self.attr = self.attr(...)``: the class the attribute held, called, and the instance stored over it (the
+    call itself runs what the attribute held before)."""
+    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == attr
+            and isinstance(value.func.value, ast.Name) and value.func.value.id == "self")
 
 
 def _writes(index) -> dict[str, list[tuple[ast.Attribute, ast.expr, int | None, Func | None]]]:

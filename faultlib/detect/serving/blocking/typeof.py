@@ -307,12 +307,17 @@ class TypeOf:
         return found if isinstance(found, Module) else None
 
     def _imported_global(self, name: str, depth: int) -> Type | None:
-        """The type of the global ``pkg.mod.NAME`` of an analysed module (an imported variable)."""
+        """The type of the global ``pkg.mod.NAME`` of an analysed module (an imported variable), followed through a
+        module that imports it from another (a package's ``__init__`` re-exporting it; held-out wave 80)."""
         owner, _, last = name.rpartition(".")
         module = self.modules.get(owner)
         if module is None or depth > MAX_RESOLVE_DEPTH:
             return None
         declared = declared_global(self, last, module)  # `udB: Database` there, set by a start-up function
+        if declared is None and last not in module.globals and module.imports.get(last, name) != name:
+            # a package re-exporting a global (`from pkg.exchange import exchange` in pkg/__init__.py, even under
+            # its submodule's name: the package's attribute wins over the submodule, rebound_submodules.py)
+            return self._imported_global(module.imports[last], depth + 1)
         if declared is not None or last not in module.globals:
             return declared
         return self.type_of(module.globals[last], self.infer.module_func(module), depth + 1)

@@ -1,4 +1,5 @@
-"""ccxt's synchronous exchange clients: every unified API method is a blocking REST request.
+"""Crypto exchanges' synchronous clients: ccxt's unified API methods and binance-connector's endpoint methods are
+blocking REST requests.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`).
 
@@ -7,6 +8,13 @@ synchronously in every unified API method (``fetch_ticker``, ``create_order``, `
 ``ccxt.async_support`` and ``ccxt.pro`` classes are awaited coroutines and are not named here (exact type names,
 so ``ccxt.async_support.binance`` is never owned). The exchanges are listed by id (the most used of ccxt's list);
 ``getattr(ccxt, exchange_id)`` leaves the type unknown.
+
+binance-connector (``binance.spot.Spot``) and binance-futures-connector (``binance.um_futures.UMFutures``,
+``binance.cm_futures.CMFutures``): every public method of these classes is one endpoint, sent with ``requests`` and
+waited for (their common base ``binance.api.API`` sends through ``requests.Session``). Their websocket clients
+(``binance.websocket...``) subscribe a stream with a ``callback=`` and deliver messages on their own thread; the
+callback-style clients are ``threading.Thread`` subclasses whose ``run()`` (called in place of ``start()``) runs the
+socket loop -- twisted's reactor -- in the caller until the client stops.
 """
 
 from __future__ import annotations
@@ -33,8 +41,11 @@ UNIFIED = ("load_markets", "fetch_markets", "fetch_currencies", "fetch_ticker", 
            "fetch_funding_rate", "fetch_funding_rates", "fetch_deposit_address", "withdraw", "fetch_deposits",
            "fetch_withdrawals", "fetch_ledger", "fetch_status", "fetch_time", "fetch_trading_fees", "transfer",
            "fetch_bids_asks", "fetch_mark_ohlcv", "fetch_open_interest", "borrow_margin", "repay_margin",
-           "borrow_cross_margin", "repay_cross_margin", "borrow_isolated_margin", "repay_isolated_margin")
-"""ccxt's unified API methods, each an HTTP request (``load_markets`` fetches the markets the first time)."""
+           "borrow_cross_margin", "repay_cross_margin", "borrow_isolated_margin", "repay_isolated_margin",
+           "fetch_free_balance", "fetch_used_balance", "fetch_total_balance", "fetch_partial_balance")
+"""ccxt's unified API methods, each an HTTP request (``load_markets`` fetches the markets the first time; the balance
+helpers ``fetch_free_balance``/``fetch_used_balance``/``fetch_total_balance`` call ``fetch_balance`` and keep one part:
+https://docs.ccxt.com/#/README?id=account-balance)."""
 
 
 def _camel(name: str) -> str:
@@ -69,3 +80,23 @@ CRYPTO_EXCHANGES = Vocabulary(
 )
 """The unified methods above, the implicit endpoint methods, and ``getattr(ccxt, exchange_id)(...)`` (any id looked
 up on the sync package builds a sync exchange: :mod:`~faultlib.detect.serving.blocking.dynamic_classes`)."""
+
+BINANCE = ("https://binance-connector.readthedocs.io/en/stable/ and https://binance-futures-connector.readthedocs.io/ "
+           "(binance.api.API.send_request: each endpoint method calls requests.Session and returns the decoded JSON "
+           "body)")
+BINANCE_STREAMS = ("https://github.com/binance/binance-futures-connector-python/blob/main/binance/websocket/"
+                   "binance_socket_manager.py (BinanceSocketManager is a threading.Thread; its run() is the socket's "
+                   "read loop -- reactor.run() in the callback-style releases -- so calling it directly never returns "
+                   "while the stream is open)")
+BINANCE_REST = ("binance.spot.Spot", "binance.um_futures.UMFutures", "binance.cm_futures.CMFutures", "binance.api.API")
+BINANCE_WEBSOCKETS = ("binance.websocket.",)
+
+CRYPTO_EXCHANGES = Vocabulary(
+    families=(*CRYPTO_EXCHANGES.families,
+              Family(BINANCE_REST, {"*": H}, BINANCE),
+              Family(BINANCE_WEBSOCKETS, {"run": "blocking_socket_io", "join": "blocking_socket_io"}, BINANCE_STREAMS,
+                     prefix=True)),
+    returns={**CRYPTO_EXCHANGES.returns, **{t: t for t in BINANCE_REST}},
+)
+"""With binance-connector's REST classes (every method a request) and its websocket clients (only ``run`` and
+``join`` wait; a subscription with a callback returns at once)."""

@@ -98,7 +98,10 @@ STDLIB = Vocabulary(
         "http.client.HTTPSConnection": "http.client.HTTPSConnection", "sqlite3.connect": "sqlite3.Connection",
         **{f"{m}.connect": "sqlite3.Connection" for m in ("pysqlcipher3.dbapi2", "sqlcipher3", "sqlcipher3.dbapi2",
                                                           "pysqlite2.dbapi2", "pysqlite3", "pysqlite3.dbapi2")},
-        "sqlite3.Connection.cursor": "sqlite3.Cursor", "sqlite3.Connection.execute": "sqlite3.Cursor",
+        "sqlite3.Connection.cursor": "sqlite3.Cursor",
+        # Connection.execute* make a cursor; Cursor.execute* return the cursor itself ("Return the cursor": sqlite3 docs)
+        **{f"sqlite3.{c}.{m}": "sqlite3.Cursor" for c in ("Connection", "Cursor")
+           for m in ("execute", "executemany", "executescript")},
         "asyncio.get_running_loop": "asyncio.AbstractEventLoop", "asyncio.get_event_loop": "asyncio.AbstractEventLoop",
         "asyncio.new_event_loop": "asyncio.AbstractEventLoop",
         "os.fdopen": FILE_OBJECT,
