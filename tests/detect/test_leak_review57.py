@@ -1,0 +1,35 @@
+"""Review of the leakage rules added at stop 57 (issue 17): realistic look-alikes of the programs each new rule was
+written for, in both directions. Every example is written for this test."""
+
+from __future__ import annotations
+
+from tests.detect.leakage_source import dedented_alarms, line_of
+
+# ------------------------------------------- origintargets.py: a label set per class file is no train/test mark
+
+_CLASS_FILES = """\
+    import lightgbm as lgb
+    import pandas as pd
+    from sklearn.metrics import accuracy_score
+    from sklearn.model_selection import train_test_split
+
+    spam = pd.read_csv("{first}")
+    ham = pd.read_csv("{second}")
+    spam["is_spam"] = 1
+    ham["is_spam"] = 0
+    mails = pd.concat([spam, ham], ignore_index=True)
+    X_train, X_test, y_train, y_test = train_test_split(mails[["n_links", "n_caps"]], mails["is_spam"])
+    clf = lgb.LGBMClassifier(n_estimators=2000)
+    clf.fit(X_train, y_train, eval_set=[(X_test, y_test)], early_stopping_rounds=50)
+    print(accuracy_score(y_test, clf.predict(X_test)))
+"""
+
+
+def test_a_stop_on_the_test_part_of_two_class_files_marked_with_their_label_is_found(tmp_path):
+    text = _CLASS_FILES.format(first="spam.csv", second="ham.csv")
+    assert ("tuned_on_test", line_of(text, "clf.fit(")) in dedented_alarms(tmp_path, text)
+
+
+def test_a_train_versus_test_file_classifier_on_the_same_marks_is_silent(tmp_path):
+    text = _CLASS_FILES.format(first="train.csv", second="test.csv")
+    assert not {a for a in dedented_alarms(tmp_path, text) if a[0] == "tuned_on_test"}
