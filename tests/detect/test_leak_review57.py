@@ -33,3 +33,33 @@ def test_a_stop_on_the_test_part_of_two_class_files_marked_with_their_label_is_f
 def test_a_train_versus_test_file_classifier_on_the_same_marks_is_silent(tmp_path):
     text = _CLASS_FILES.format(first="train.csv", second="test.csv")
     assert not {a for a in dedented_alarms(tmp_path, text) if a[0] == "tuned_on_test"}
+
+
+# ----------------------------------- silentstops.py: a quiet fit's model read back through its container
+
+_QUIET_LOOP = """\
+    import pandas as pd
+    from lightgbm import LGBMClassifier
+    from xgboost import XGBClassifier
+    from sklearn.metrics import accuracy_score
+    from sklearn.model_selection import train_test_split
+
+    loans = pd.read_csv("loans.csv")
+    X_train, X_test, y_train, y_test = train_test_split(loans.drop(columns="default"), loans["default"])
+    candidates = {"xgb": XGBClassifier(n_estimators=3000, early_stopping_rounds=100),
+                  "lgb": LGBMClassifier(n_estimators=3000)}
+    for tag, model in candidates.items():
+        model.fit(X_train, y_train, eval_set=[(X_test, y_test)], verbose=False)
+    {after}
+"""
+
+
+def test_a_quiet_stop_whose_models_are_scored_through_their_dict_is_found(tmp_path):
+    text = _QUIET_LOOP.replace("{after}", """for tag, fitted in candidates.items():
+        print(tag, accuracy_score(y_test, fitted.predict(X_test)))""")
+    assert ("tuned_on_test", line_of(text, "model.fit(")) in dedented_alarms(tmp_path, text)
+
+
+def test_a_quiet_stop_whose_models_nobody_reads_again_is_silent(tmp_path):
+    text = _QUIET_LOOP.replace("{after}", "print('fitted', len(X_train))")
+    assert not {a for a in dedented_alarms(tmp_path, text) if a[0] == "tuned_on_test"}
