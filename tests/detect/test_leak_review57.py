@@ -63,3 +63,25 @@ def test_a_quiet_stop_whose_models_are_scored_through_their_dict_is_found(tmp_pa
 def test_a_quiet_stop_whose_models_nobody_reads_again_is_silent(tmp_path):
     text = _QUIET_LOOP.replace("{after}", "print('fitted', len(X_train))")
     assert not {a for a in dedented_alarms(tmp_path, text) if a[0] == "tuned_on_test"}
+
+
+# ----------------------------------------------- fitinputs.py: one pass over the module's flows per question
+
+def test_whether_each_statistic_of_a_long_notebook_reaches_a_fit_is_answered_in_linear_time():
+    """``reaches_fit`` is asked once per statistic of a scored table; a notebook of a few hundred chained cells
+    must not make each answer re-walk every assignment until nothing changes (minutes before the mend)."""
+    import ast
+    import time
+
+    from faultlib.detect.data.leakage.fitinputs import reaches_fit
+
+    lines = ["res = load()"]
+    for i in range(300):  # each link read before it is bound (a loop's or a function's order): one hop per pass
+        lines += [f"s{i} = res.groupby('y')['pred'].mean()", f"v{i} = s{i} * 2 + v{i + 1}"]
+    lines.append("model.fit(v0, y)")
+    tree = ast.parse("\n".join(lines))
+    means = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "mean"]
+    started = time.perf_counter()
+    answers = [reaches_fit(tree, call) for call in means]
+    assert all(answers)  # every mean flows along the chain into the fit
+    assert time.perf_counter() - started < 10
