@@ -37,6 +37,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.foldbodies import enclosing_function
 from faultlib.pyflow.walk import scope_nodes, tree_fact, walk_once
 
 #: how many assignments back a training call's arguments are followed
@@ -109,7 +110,7 @@ def learns_origin(tree: ast.Module, call: ast.Call) -> bool:
         return False
     compared = tree_fact(tree, _compared)
     module = tree_fact(tree, _bindings)
-    inner = _enclosing_function(tree, call)
+    inner = enclosing_function(tree, call.lineno)
     local = _bindings(inner) if inner is not None else {}
     todo: list[tuple[ast.AST, int]] = [(call, 0)]
     seen: set[str] = set()
@@ -123,16 +124,6 @@ def learns_origin(tree: ast.Module, call: ast.Call) -> bool:
                 seen.add(n.id)
                 todo.extend((v, depth + 1) for v in local.get(n.id) or module.get(n.id, ()))
     return False
-
-
-def _enclosing_function(tree: ast.AST, call: ast.Call) -> ast.AST | None:
-    """The innermost function whose body holds ``call`` (``None``: the module)."""
-    found = None
-    for fn in walk_once(tree):
-        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.lineno <= call.lineno <= (
-                fn.end_lineno or fn.lineno) and (found is None or fn.lineno >= found.lineno):
-            found = fn
-    return found
 
 
 class OriginTargets:
