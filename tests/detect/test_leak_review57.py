@@ -89,31 +89,19 @@ def test_whether_each_statistic_of_a_long_notebook_reaches_a_fit_is_answered_in_
 
 # ------------------------------------------- spread.py / boosterparams.py: a stop set through dict.update
 
-_UPDATED_PARAMS = """\
-    import lightgbm as lgb
-    import numpy as np
-    import pandas as pd
-    from sklearn.metrics import roc_auc_score
-    from sklearn.model_selection import KFold
+def _updated(update: str) -> str:
+    """test_leakage_misses57's fold loop, its params dict given one more setting by ``dict.update``."""
+    from tests.detect.test_leakage_misses57 import PARAMS_STOP
 
-    rides = pd.read_csv("rides.csv")
-    X, y = rides.drop(columns="tipped"), rides["tipped"]
-    settings = {"objective": "binary", "num_leaves": 31}
-    settings.update({update})
-    aucs = []
-    for fit_rows, hold_rows in KFold(5, shuffle=True).split(X):
-        booster = lgb.train(settings, lgb.Dataset(X.iloc[fit_rows], y.iloc[fit_rows]), num_boost_round=4000,
-                            valid_sets=[lgb.Dataset(X.iloc[hold_rows], y.iloc[hold_rows])])
-        aucs.append(roc_auc_score(y.iloc[hold_rows], booster.predict(X.iloc[hold_rows])))
-    print(np.mean(aucs))
-"""
+    return PARAMS_STOP.replace("'learning_rate': 0.05, {stop}}", f"'learning_rate': 0.05}}\n    params.update({update})")
 
 
 def test_early_stopping_added_to_the_params_by_update_stops_on_the_scored_fold(tmp_path):
-    text = _UPDATED_PARAMS.replace("{update}", "early_stopping_round=60")
+    text = _updated("early_stopping_round=60")
     assert ("tuned_on_test", line_of(text, "lgb.train(")) in dedented_alarms(tmp_path, text)
 
 
 def test_an_update_that_sets_other_params_is_silent(tmp_path):
-    text = _UPDATED_PARAMS.replace("{update}", "{'learning_rate': 0.03, 'min_data_in_leaf': 40}")
+    text = _updated("{'num_leaves': 15, 'min_data_in_leaf': 40}")
+    assert "params.update" in text
     assert not {a for a in dedented_alarms(tmp_path, text) if a[0] == "tuned_on_test"}
