@@ -32,25 +32,31 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.data.leakage.moduleflags import module_switches
-from faultlib.pyflow.walk import scope_nodes, walk_once
+from faultlib.pyflow.walk import scope_nodes, tree_fact, walk_once
 
 
 def _positional(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     return [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
 
 
+def _calls_by_name(tree: ast.Module) -> dict[str, tuple[tuple[ast.Call, ast.stmt | None], ...]]:
+    """Every call of the module by the name it calls (``f(...)``, ``obj.f(...)``), each with the assignment it is the
+    value of; one walk per module (:func:`~faultlib.pyflow.walk.tree_fact`)."""
+    assigned: dict[int, ast.stmt] = {id(n.value): n for n in walk_once(tree) if isinstance(n, ast.Assign)}
+    out: dict[str, list[tuple[ast.Call, ast.stmt | None]]] = {}
+    for node in walk_once(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name is not None:
+                out.setdefault(name, []).append((node, assigned.get(id(node))))
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def _calls_of(tree: ast.Module, fn: ast.AST) -> list[tuple[ast.Call, ast.stmt | None]]:
     """The calls of ``fn`` by its name outside its own body, each with the assignment it is the value of."""
     name, start, end = fn.name, fn.lineno, fn.end_lineno or fn.lineno  # type: ignore[attr-defined]
-    assigned: dict[int, ast.stmt] = {id(n.value): n for n in walk_once(tree) if isinstance(n, ast.Assign)}
-    out = []
-    for node in walk_once(tree):
-        if not isinstance(node, ast.Call) or start <= node.lineno <= end:
-            continue
-        func = node.func
-        if (isinstance(func, ast.Name) and func.id == name) or (isinstance(func, ast.Attribute) and func.attr == name):
-            out.append((node, assigned.get(id(node))))
-    return out
+    return [(c, s) for c, s in tree_fact(tree, _calls_by_name).get(name, ()) if not start <= c.lineno <= end]
 
 
 class CallerScores:

@@ -37,63 +37,8 @@ def _parents(tree: ast.AST) -> dict[int, ast.AST]:
     return {id(c): p for p in walk_once(tree) for c in ast.iter_child_nodes(p)}
 
 
-def _flows(tree: ast.AST) -> tuple[tuple[ast.expr, list[ast.expr]], ...]:
-    """Every (value, targets) binding of the module: assignments and loops (their iterable to their target)."""
-    out: list[tuple[ast.expr, list[ast.expr]]] = []
-    for node in walk_once(tree):
-        if isinstance(node, ast.Assign):
-            out.append((node.value, list(node.targets)))
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-            out.append((node.value, [node.target]))
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            out.append((node.iter, [node.target]))
-        elif isinstance(node, ast.NamedExpr):
-            out.append((node.value, [node.target]))
-    return tuple(out)
-
-
-def _fit_calls(tree: ast.AST) -> tuple[ast.Call, ...]:
-    return tuple(n for n in walk_once(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                 and n.func.attr in _FITS)
-
-
-class _Reach:
-    """The names and columns that carry one call's output."""
-
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-        self.columns: set[_Column] = set()
-
-    def bind(self, target: ast.expr) -> bool:
-        """Mark what ``target`` writes as carrying the output; True when something new was marked."""
-        before = (len(self.names), len(self.columns))
-        if isinstance(target, ast.Name):
-            self.names.add(target.id)
-        elif isinstance(target, (ast.Tuple, ast.List, ast.Starred)):
-            for n in ast.walk(target):
-                if isinstance(n, ast.Name):
-                    self.names.add(n.id)
-        elif isinstance(target, (ast.Subscript, ast.Attribute)) and isinstance(target.value, ast.Name):
-            column = _column_key(target)
-            if column is not None:
-                self.columns.add((target.value.id, column))
-            else:
-                self.names.add(target.value.id)  # out[mask] = ...: rows of the name
-        return (len(self.names), len(self.columns)) != before
-
-    def read_by(self, value: ast.AST) -> bool:
-        for n in ast.walk(value):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in self.names:
-                return True
-            if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.value, ast.Name):
-                key = _column_key(n)
-                if key is not None and (n.value.id, key) in self.columns:
-                    return True
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "groupby" and \
-                    isinstance(n.func.value, ast.Name) and any(
-                        (n.func.value.id, k) in self.columns for k in group_keys(n)):
-                return True
-        return False
+#: what carries a value: a name (``str``) or a column of a named table (``(table, column)``)
+_Key = str | _Column
 
 
 def _column_key(node: ast.Subscript | ast.Attribute) -> str | None:
@@ -103,33 +48,93 @@ def _column_key(node: ast.Subscript | ast.Attribute) -> str | None:
     return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
 
 
+def _read_keys(value: ast.AST) -> frozenset[_Key]:
+    """The names and columns ``value`` reads: loaded names, ``table['col']``/``table.col``, and the columns a
+    ``table.groupby('col')`` groups by."""
+    out: set[_Key] = set()
+    for n in ast.walk(value):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        elif isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.value, ast.Name):
+            key = _column_key(n)
+            if key is not None:
+                out.add((n.value.id, key))
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "groupby" and \
+                isinstance(n.func.value, ast.Name):
+            out |= {(n.func.value.id, k) for k in group_keys(n)}
+    return frozenset(out)
+
+
+def _bound_keys(target: ast.expr) -> frozenset[_Key]:
+    """What a store into ``target`` marks as carrying the value: the names bound, the column written
+    (``table['band'] = ...``), or the rows of a name written through a subscript (``out[mask] = ...``)."""
+    if isinstance(target, ast.Name):
+        return frozenset({target.id})
+    if isinstance(target, (ast.Tuple, ast.List, ast.Starred)):
+        return frozenset(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    if isinstance(target, (ast.Subscript, ast.Attribute)) and isinstance(target.value, ast.Name):
+        column = _column_key(target)
+        return frozenset({(target.value.id, column) if column is not None else target.value.id})
+    return frozenset()
+
+
+class _Flows:
+    """Every (value, targets) binding of a module -- assignments, and loops from their iterable to their target --
+    as the keys the value reads and the keys its targets bind, indexed by read key; and the keys the arguments of
+    the module's fits read. Built once per module (:func:`~faultlib.pyflow.walk.tree_fact`)."""
+
+    def __init__(self, tree: ast.AST):
+        self.binds: list[frozenset[_Key]] = []
+        self.readers: dict[_Key, list[int]] = {}
+        for node in walk_once(tree):
+            if isinstance(node, ast.Assign):
+                value, targets = node.value, list(node.targets)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+                value, targets = node.value, [node.target]
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                value, targets = node.iter, [node.target]
+            elif isinstance(node, ast.NamedExpr):
+                value, targets = node.value, [node.target]
+            else:
+                continue
+            for key in _read_keys(value):
+                self.readers.setdefault(key, []).append(len(self.binds))
+            self.binds.append(frozenset(k for t in targets for k in _bound_keys(t)))
+        self.fits = tuple(n for n in walk_once(tree) if isinstance(n, ast.Call) and isinstance(
+            n.func, ast.Attribute) and n.func.attr in _FITS)
+        self.fit_reads = frozenset(k for f in self.fits for a in [*f.args, *(k.value for k in f.keywords)]
+                                   for k in _read_keys(a))
+
+    def reach(self, start: set[_Key]) -> set[_Key]:
+        """Every key a value marked ``start`` flows to, through the bindings (a worklist over the index)."""
+        marked, todo, done = set(start), list(start), set()
+        while todo:
+            for i in self.readers.get(todo.pop(), ()):
+                if i not in done:
+                    done.add(i)
+                    fresh = self.binds[i] - marked
+                    marked |= fresh
+                    todo.extend(fresh)
+        return marked
+
+
 def reaches_fit(tree: ast.Module, call: ast.Call) -> bool:
     """``call``'s output (see the module docstring) is read by an argument of a fit somewhere in ``tree``."""
     parents = tree_fact(tree, _parents)
-    flows = tree_fact(tree, _flows)
-    fits = tree_fact(tree, _fit_calls)
-    reach = _Reach()
+    flows = tree_fact(tree, _Flows)
+    start: set[_Key] = set()
     node: ast.AST = call
     while id(node) in parents and not isinstance(node, ast.stmt):
         parent = parents[id(node)]
-        if isinstance(parent, ast.Call) and any(parent is f for f in fits) and node is not parent.func:
+        if isinstance(parent, ast.Call) and any(parent is f for f in flows.fits) and node is not parent.func:
             return True  # model.fit(pd.qcut(...), y): learnt from directly
         if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and node is parent.iter:
-            reach.bind(parent.target)
+            start |= _bound_keys(parent.target)
         node = parent
     if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-            reach.bind(target)
-    if not reach.names and not reach.columns:
-        return False
-    changed = True
-    while changed:
-        changed = False
-        for value, targets in flows:
-            if reach.read_by(value):
-                for target in targets:
-                    changed |= reach.bind(target)
-    return any(reach.read_by(a) for f in fits for a in [*f.args, *(k.value for k in f.keywords)])
+            start |= _bound_keys(target)
+    return bool(start) and bool(flows.reach(start) & flows.fit_reads)
 
 
 __all__ = ["reaches_fit"]

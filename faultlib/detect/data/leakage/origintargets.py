@@ -20,7 +20,10 @@ reports, and its folds' AUC chooses nothing of one (issue 17: a fraud-detection 
 wave 99, and a recommender challenge's, wave 89, judged false ``tuned_on_test``).
 
 :func:`origin_columns` names the marks: a column set to one constant on a whole table (``train['is_train'] = 1``)
-and to another constant on another table (``test['is_train'] = 0``). :func:`learns_origin` says a training call
+and to another constant on another table (``test['is_train'] = 0``), one of which holds the rows to predict (named
+for testing, or read from a test-named file). The same marks on two tables of the task's classes (``fake['label'] =
+0``, ``real['label'] = 1``: the Fake and True news files stacked into one labelled set) are the task's label, and a
+stop on the test part of that set stays reported. :func:`learns_origin` says a training call
 reads such a column as a value (``both['is_train'].iloc[tr]``, through the names its arguments are bound to): the
 mark is what it learns. A mark only compared (``both[both['is_train'] == 1]``: the stack cut back into its tables,
 :mod:`.partflags`) is a row selection, not a target, and the stops of models trained on the cut-back tables stay
@@ -33,6 +36,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.foldbodies import enclosing_function
 from faultlib.pyflow.walk import scope_nodes, tree_fact, walk_once
 
 #: how many assignments back a training call's arguments are followed
@@ -49,8 +54,23 @@ def _marked(target: ast.expr) -> tuple[str, str] | None:
     return None
 
 
+def _held_out_tables(tree: ast.AST) -> frozenset[str]:
+    """Names that hold the rows to predict: named so (``test``, ``X_hidden``) or bound to what a test-named file
+    holds (``future = pd.read_csv('test.csv')``)."""
+    out: set[str] = set()
+    for node in walk_once(tree):
+        if isinstance(node, ast.Assign):
+            files = [vocab.data_file_stem(n.value) for n in ast.walk(node.value)
+                     if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+            if any(vocab.looks_like_test(stem) for stem in files if stem):
+                out |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return frozenset(out)
+
+
 def origin_columns(tree: ast.AST) -> frozenset[str]:
-    """Columns set to a constant on one table and to another constant on another table (module docstring)."""
+    """Columns set to a constant on one table and to another constant on another table, one of them the rows to
+    predict (module docstring). Two tables of the task's classes marked with their label (``fake['label'] = 0``,
+    ``real['label'] = 1``, then stacked) are a labelled data set, no train/test mark."""
     seen: dict[str, set[tuple[str, Any]]] = {}
     for node in walk_once(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(
@@ -59,7 +79,9 @@ def origin_columns(tree: ast.AST) -> frozenset[str]:
                 marked = _marked(target)
                 if marked is not None:
                     seen.setdefault(marked[1], set()).add((marked[0], node.value.value))
-    return frozenset(c for c, marks in seen.items() if len({t for t, _ in marks}) > 1 and len({v for _, v in marks}) > 1)
+    held_out = _held_out_tables(tree)
+    return frozenset(c for c, marks in seen.items() if len({t for t, _ in marks}) > 1 and len(
+        {v for _, v in marks}) > 1 and any(t in held_out or vocab.looks_like_test(t) for t, _ in marks))
 
 
 def _bindings(scope: ast.AST) -> dict[str, tuple[ast.expr, ...]]:
@@ -88,7 +110,7 @@ def learns_origin(tree: ast.Module, call: ast.Call) -> bool:
         return False
     compared = tree_fact(tree, _compared)
     module = tree_fact(tree, _bindings)
-    inner = _enclosing_function(tree, call)
+    inner = enclosing_function(tree, call.lineno)
     local = _bindings(inner) if inner is not None else {}
     todo: list[tuple[ast.AST, int]] = [(call, 0)]
     seen: set[str] = set()
@@ -102,16 +124,6 @@ def learns_origin(tree: ast.Module, call: ast.Call) -> bool:
                 seen.add(n.id)
                 todo.extend((v, depth + 1) for v in local.get(n.id) or module.get(n.id, ()))
     return False
-
-
-def _enclosing_function(tree: ast.AST, call: ast.Call) -> ast.AST | None:
-    """The innermost function whose body holds ``call`` (``None``: the module)."""
-    found = None
-    for fn in walk_once(tree):
-        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.lineno <= call.lineno <= (
-                fn.end_lineno or fn.lineno) and (found is None or fn.lineno >= found.lineno):
-            found = fn
-    return found
 
 
 class OriginTargets:

@@ -50,7 +50,8 @@ def dict_key(node: ast.expr, key: str, before: int, tree: ast.Module,
 def _settings(node: ast.expr, key: str, before: int, tree: ast.Module,
               bindings: dict[str, list[ast.expr]]) -> list[tuple[int, ast.expr | None]]:
     """(line, value) of every setting of ``key`` in the dictionary ``node`` before line ``before``: a literal's key,
-    each dictionary literal assigned to the name (a new dictionary: its key, or ``None``), each ``name[key] = v``."""
+    each dictionary literal assigned to the name (a new dictionary: its key, or ``None``), each ``name[key] = v`` and
+    each ``name.update(key=v)``/``name.update({key: v})``."""
     if not isinstance(node, ast.Name):
         return [(node.lineno, _literal_key(node, key))] if _literal_key(node, key) is not None else []
     found: list[tuple[int, ast.expr | None]] = []
@@ -64,4 +65,17 @@ def _settings(node: ast.expr, key: str, before: int, tree: ast.Module,
                         target.value.id == node.id and isinstance(target.slice, ast.Constant) and \
                         target.slice.value == key:
                     found.append((stmt.lineno, stmt.value))
+        elif _updates(stmt, node.id) and stmt.lineno < before:  # params.update(early_stopping_round=50)
+            setting = next((k.value for k in stmt.keywords if k.arg == key), None)  # type: ignore[attr-defined]
+            if setting is None and stmt.args:  # type: ignore[attr-defined]
+                setting = _literal_key(stmt.args[0], key)  # type: ignore[attr-defined]
+            if setting is not None:
+                found.append((stmt.lineno, setting))
     return found
+
+
+def _updates(node: ast.AST, name: str) -> bool:
+    """``name.update(...)``: ``dict.update`` sets the keys of its mapping argument and of its keywords (Python
+    library reference, "Mapping Types -- dict": "update([other]) ... with the key/value pairs from other")."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update" and \
+        isinstance(node.func.value, ast.Name) and node.func.value.id == name
