@@ -80,7 +80,7 @@ def test_path_and_state_sensitive_tests_pass_in_a_clone_named_faultlib(tmp_path)
         TMP_CASES.mkdir()
     try:
         proc = subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-q", "-p", "no:cacheprovider", "-rs",
-                               *SENSITIVE], cwd=clone, env=env, capture_output=True, text=True, timeout=300)
+                               *SENSITIVE], cwd=clone, env=env, capture_output=True, text=True, timeout=900)  # a busy runner: minutes
     finally:
         if made:
             shutil.rmtree(TMP_CASES, ignore_errors=True)
