@@ -308,3 +308,32 @@ def test_a_stop_on_the_test_rows_with_the_log_off_and_the_model_unread_reports_n
 
 def test_the_same_stop_whose_best_score_is_printed_is_still_tuned_on_test(tmp_path):
     assert ("tuned_on_test", _line(_QUIET_FIT_SHOWN, "verbose=False")) in _alarms(tmp_path, _QUIET_FIT_SHOWN)
+
+
+STACKED_MARK_THEN_LGB_TRAIN = '''
+import lightgbm as lgb
+import pandas as pd
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import KFold
+
+train = pd.read_csv("train.csv")
+test = pd.read_csv("test.csv")
+train["train"] = 1
+test["train"] = 0
+both = pd.concat([train, test])
+both["f_count"] = both.groupby("f")["f"].transform("count")
+train = both[both["train"] == 1].drop(columns=["train"])
+X = train.drop(columns=["target"]).values
+y = train["target"].values
+for tr, va in KFold(5).split(X):
+    dtrain = lgb.Dataset(X[tr], y[tr])
+    dvalid = lgb.Dataset(X[va], y[va])
+    bst = lgb.train({"objective": "binary"}, dtrain, 1000, valid_sets=dvalid, early_stopping_rounds=50)
+    print(roc_auc_score(y[va], bst.predict(X[va])))
+'''
+
+
+def test_a_training_call_named_like_the_table_mark_still_reports_its_fold_stop(tmp_path):
+    """`lgb.train` is the callee, not a read of the `train` mark column: the fold's early stopping stays reported."""
+    stop = ("tuned_on_test", _line(STACKED_MARK_THEN_LGB_TRAIN, "lgb.train("))
+    assert stop in _alarms(tmp_path, STACKED_MARK_THEN_LGB_TRAIN)

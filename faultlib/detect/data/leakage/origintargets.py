@@ -116,9 +116,11 @@ def learns_origin(tree: ast.Module, call: ast.Call) -> bool:
     seen: set[str] = set()
     while todo:
         node, depth = todo.pop()
-        for n in ast.walk(node):
-            if id(n) not in compared and isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(
-                    n.ctx, ast.Load) and (marked := _marked(n)) is not None and marked[1] in columns:
+        nodes = list(ast.walk(node))
+        callees = {id(n.func) for n in nodes if isinstance(n, ast.Call)}  # `lgb.train(...)` calls, reads no column
+        for n in nodes:
+            if id(n) not in compared and id(n) not in callees and isinstance(n, (ast.Subscript, ast.Attribute)) and (
+                    isinstance(n.ctx, ast.Load) and (marked := _marked(n)) is not None and marked[1] in columns):
                 return True
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in seen and depth < _DEPTH:
                 seen.add(n.id)
