@@ -36,11 +36,6 @@ def interrupt(signum: int, *, once: bool = False) -> None:
     raise KeyboardInterrupt
 
 
-def stopping() -> bool:
-    """Whether a stop was raised (and not swallowed)."""
-    return _raised is not None
-
-
 def _resend_swallowed(unraisable) -> None:
     _previous_hook(unraisable)
     global _raised
