@@ -37,6 +37,7 @@ import ast
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.handerrors import imported_names
 from faultlib.detect.data.leakage.targets import call_name
+from faultlib.pyflow.walk import tree_fact
 
 #: assignments to a new name followed back (a rebinding of the same name is free)
 _DEPTH = 3
@@ -62,6 +63,19 @@ def _cutting(fn: ast.AST) -> bool:
     return any(isinstance(n, (ast.Subscript, ast.Call)) and row_cut(n) for n in ast.walk(fn))
 
 
+def _module_facts(tree: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+    """Names unpacked from a row cut (``a, b, c, d = train_test_split(...)``, ``for tr, te in kf.split(X)``: fold
+    positions) and the project's functions that keep every row they are given; once per module."""
+    cuts = {e.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and row_cut(n.value)
+            for t in n.targets if isinstance(t, (ast.Tuple, ast.List)) for e in t.elts if isinstance(e, ast.Name)}
+    cuts |= {e.id for n in ast.walk(tree) if isinstance(n, ast.For) and any(
+        isinstance(c, ast.Call) and call_name(c) == "split" for c in ast.walk(n.iter))
+        for e in ast.walk(n.target) if isinstance(e, ast.Name)}
+    keeping = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and not _cutting(n)}
+    return frozenset(cuts), frozenset(keeping)
+
+
 class FileLineage:
     """A module's assignments and functions, to tell rows read from a file (see the module docstring).
 
@@ -73,14 +87,7 @@ class FileLineage:
     def __init__(self, tree: ast.Module, binds: dict[str, list[tuple[int, bool, ast.expr]]]):
         self._binds = binds
         self._modules = imported_names(tree)
-        self._unpacked_cuts = {e.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and row_cut(n.value)
-                               for t in n.targets if isinstance(t, (ast.Tuple, ast.List))
-                               for e in t.elts if isinstance(e, ast.Name)}  # a, b, c, d = train_test_split(...)
-        self._unpacked_cuts |= {e.id for n in ast.walk(tree) if isinstance(n, ast.For) and any(
-            isinstance(c, ast.Call) and call_name(c) == "split" for c in ast.walk(n.iter))
-            for e in ast.walk(n.target) if isinstance(e, ast.Name)}  # for tr, te in kf.split(X): fold positions
-        self._keeping = {n.name for n in ast.walk(tree)
-                         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _cutting(n)}
+        self._unpacked_cuts, self._keeping = tree_fact(tree, _module_facts)
 
     def from_file(self, name: str, line: int, depth: int = _DEPTH) -> bool:
         """``name`` holds, at ``line``, rows read from a file of their own (or rows the module never binds)."""

@@ -50,6 +50,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.foldbodies import enclosing_function
 from faultlib.detect.data.leakage.targets import call_name
 from faultlib.detect.data.leakage.values import parts
 from faultlib.detect.data.leakage.vocab import looks_like_test, looks_like_train, looks_like_validation, name_tokens
@@ -122,16 +123,6 @@ def scores_test_part(tree: ast.AST) -> bool:
     return bool(tree_fact(tree, _test_part_scores))
 
 
-def _enclosing(tree: ast.AST, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The innermost function whose body holds ``line``."""
-    found = None
-    for f in walk_once(tree):
-        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.lineno < line <= (f.end_lineno or f.lineno) \
-                and (found is None or f.lineno > found.lineno):
-            found = f
-    return found
-
-
 def validation_fit(tree: ast.AST, call: ast.Call) -> bool:
     """``m.fit(X_val, y_val)``: the rows and labels a fit is given are named for validation (none for testing), and
     either the program scores another part named for testing, or they are the validation-named parameters of a
@@ -140,7 +131,7 @@ def validation_fit(tree: ast.AST, call: ast.Call) -> bool:
     held = [n for n in names if n is not None and looks_like_test(n)]
     if not held or not all(validation_parameter(n) for n in held):
         return False
-    func = _enclosing(tree, call.lineno)
+    func = enclosing_function(tree, call.lineno)
     return scores_test_part(tree) or all(caller_validation(tree, func, n) for n in held)
 
 
