@@ -445,6 +445,13 @@ class Interpreter(SemanticHooks):
                 and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
             inner = self._truth(test.left, frame)
             result = None if inner is None else (not inner if isinstance(test.ops[0], ast.Is) else inner)
+        elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(test.comparators[0], ast.Constant) and isinstance(test.comparators[0].value, bool):
+            # `if upsampling is True:` with upsampling a literal bool the caller passed: only the branch that runs
+            value = self._expr(test.left, frame)
+            known = isinstance(value, Const) and isinstance(value.value, bool)
+            result = None if not known else (value.value is test.comparators[0].value) == isinstance(
+                test.ops[0], ast.Is)
         elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)) \
                 and isinstance(test.comparators[0], ast.Constant) and isinstance(test.left, ast.Name):
             # `if suffix == '':` with suffix a literal the caller passed: only the branch that runs

@@ -1,0 +1,58 @@
+"""Kinds of issue 17's held-out wave 103 (education and people analytics: course dropout, staff attrition), both
+directions. Every example is a small script written for this test (no public code)."""
+
+from __future__ import annotations
+
+from tests.detect.test_leakage_crossmodule import _alarms, _write
+
+
+def _lines(tmp_path, name: str, body: str, kinds: tuple[str, ...]) -> set[int]:
+    """The lines of ``kinds`` alarms in the script ``body`` written as ``name``."""
+    _write(tmp_path, {name: body})
+    return {line for kind, _, line in _alarms(tmp_path, name) if kind in kinds}
+
+# --- F1: a resampling helper's branch on `flag is True/False` that the call's literal never takes ---------------
+
+#: a helper that grows or shrinks the classes by a bool parameter, called once with a literal (or a name bound to
+#: one); only the branch of that value runs before the cross-validation
+REBALANCE = """\
+import pandas as pd
+from sklearn.utils import resample
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import KFold, cross_validate
+
+pupils = pd.read_csv("pupils.csv")
+marks = pd.read_csv("marks.csv")
+
+
+def rebalance(grow, X, y):
+    rows = pd.concat([X, y], axis=1)
+    stay = rows[rows.label == 0]
+    gone = rows[rows.label == 1]
+    if grow is True:
+        picked = resample(gone, replace=True, n_samples=len(stay), random_state=1)
+        picked = pd.concat([stay, picked])
+    elif grow is False:
+        picked = resample(stay, replace=False, n_samples=len(gone), random_state=1)
+        picked = pd.concat([picked, gone])
+    return picked.drop("label", axis=1), picked.label
+
+
+{call}
+print(cross_validate(LogisticRegression(), X_fit, y_fit, cv=KFold(5)))
+"""
+
+
+def test_resampling_branch_the_literal_call_never_takes_is_silent(tmp_path):
+    body = REBALANCE.format(call="X_fit, y_fit = rebalance(False, pupils, marks.label)")
+    assert _lines(tmp_path, "shrink.py", body, ("fit_outside_cv",)) == {18}
+
+
+def test_resampling_branch_chosen_through_a_name_bound_to_a_literal(tmp_path):
+    body = REBALANCE.format(call="grow = True\nX_fit, y_fit = rebalance(grow, pupils, marks.label)")
+    assert _lines(tmp_path, "grow.py", body, ("fit_outside_cv",)) == {15}
+
+
+def test_resampling_branches_both_reported_when_the_call_value_is_unknown(tmp_path):
+    body = REBALANCE.format(call="import sys\nX_fit, y_fit = rebalance(sys.argv[1] == 'up', pupils, marks.label)")
+    assert _lines(tmp_path, "either.py", body, ("fit_outside_cv",)) == {15, 18}
