@@ -56,3 +56,37 @@ def test_resampling_branch_chosen_through_a_name_bound_to_a_literal(tmp_path):
 def test_resampling_branches_both_reported_when_the_call_value_is_unknown(tmp_path):
     body = REBALANCE.format(call="import sys\nX_fit, y_fit = rebalance(sys.argv[1] == 'up', pupils, marks.label)")
     assert _lines(tmp_path, "either.py", body, ("fit_outside_cv",)) == {15, 18}
+
+# --- F3: a helper's sweep on the labels it is given, handed the test labels: one leak, at the call ---------------
+
+#: the helper's labels are a parameter named for evaluation; its only call hands it the test part
+CUTOFF_HELPER = """\
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import f1_score
+from sklearn.model_selection import train_test_split
+
+staff = pd.read_csv("staff.csv")
+X, y = staff.drop(columns="quit"), staff["quit"]
+X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=3)
+forest = RandomForestClassifier().fit(X_train, y_train)
+
+
+def best_cut(model, X_eval, y_eval):
+    proba = model.predict_proba(X_eval)[:, 1]
+    best, best_f1 = 0.5, -1.0
+    for cut in np.linspace(0.05, 0.95, 91):
+        f1 = f1_score(y_eval, (proba >= cut).astype(int))
+        if f1 > best_f1:
+            best, best_f1 = cut, f1
+    return best, best_f1
+
+
+cut, score = best_cut(forest, X_test, y_test)
+print("F1 at the chosen cut", score)
+"""
+
+
+def test_helper_sweep_handed_the_test_labels_is_one_finding_at_the_call(tmp_path):
+    assert _lines(tmp_path, "cut.py", CUTOFF_HELPER, ("tuned_on_test",)) == {23}

@@ -138,9 +138,12 @@ class ThresholdChoices:
                  if f.kind == "tuned_on_test"]
         smap = self.smap  # type: ignore[attr-defined]
         found: list[tuple[int, str, dict[str, Any]]] = []
+        handed = list(handed_score_choices(self.tree))  # type: ignore[attr-defined]
         for line, start, end in score_choices(self.tree):  # type: ignore[attr-defined]
             if any(smap.where(start).get("line", 0) <= t <= smap.where(end).get("line", 0) for t in tuned):
                 continue  # the loop's model candidates are already reported (choices.py)
+            if any(loop == start for _, loop in handed):
+                continue  # a helper's loop on the labels it is given: one leak, reported where the test labels go in
             said = (f"the candidates the loop on {smap.describe(start)} tries are scored on the test labels "
                     f"({smap.describe(line)}) and the best is kept: the test rows chose them (blending weights, a "
                     "cut-off, a subset), so the best score is optimistic")
@@ -150,7 +153,7 @@ class ThresholdChoices:
                     f"({smap.describe(line)}): the weights are fitted to the rows the blend is then scored on, so its "
                     "score is optimistic")
             found.append((line, said, {"blend": smap.where(blend)}))
-        for line, loop in handed_score_choices(self.tree):  # type: ignore[attr-defined]
+        for line, loop in handed:
             said = (f"the call on {smap.describe(line)} hands the test labels to a helper whose loop on "
                     f"{smap.describe(loop)} scores candidates (a cut-off, weights) on the labels it is given and "
                     "keeps the best: the test rows chose it, so the score at it on those rows is optimistic")
