@@ -437,7 +437,8 @@ class Interpreter(SemanticHooks):
 
     def _truth(self, test: ast.expr, frame: Frame) -> bool | None:
         """Whether ``test`` is known true or false: ``x``, ``not x``, ``x is None``, ``x is not None`` where ``x``
-        holds a constant or an object (an estimator, an instance, a function); ``None`` when unknown."""
+        holds a constant or an object (an estimator, an instance, a function), ``x is True``/``x is False`` where
+        ``x`` holds a literal bool, and an ``and``/``or`` whose known operands settle it; ``None`` when unknown."""
         negate = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
         if negate:
             test = test.operand
@@ -458,6 +459,16 @@ class Interpreter(SemanticHooks):
             value, literal = self._expr(test.left, frame), test.comparators[0].value
             known = isinstance(value, Const) and isinstance(value.value, (str, int)) and isinstance(literal, (str, int))
             result = None if not known else (value.value == literal) == isinstance(test.ops[0], ast.Eq)
+        elif isinstance(test, ast.BoolOp):
+            # `if path is not None and path.endswith(".csv"):` with path None: an operand known false settles an
+            # `and` (known true an `or`, Python language reference "Boolean operations"); all known decide it too
+            settles = isinstance(test.op, ast.Or)
+            known = []
+            for operand in test.values:
+                known.append(self._truth(operand, frame))
+                if known[-1] is settles:
+                    break
+            result = settles if known[-1] is settles else (not settles if None not in known else None)
         elif isinstance(test, ast.Constant):  # `if False:` / `if 0:`: a block switched off by hand never runs
             result = bool(test.value)
         elif isinstance(test, ast.Name):

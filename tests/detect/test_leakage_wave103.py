@@ -90,3 +90,47 @@ print("F1 at the chosen cut", score)
 
 def test_helper_sweep_handed_the_test_labels_is_one_finding_at_the_call(tmp_path):
     assert _lines(tmp_path, "cut.py", CUTOFF_HELPER, ("tuned_on_test",)) == {23}
+
+# --- F2: a fill in the loader branch an `and` test on the call's default rules out --------------------------------
+
+#: a loader that fills from the CSV's own columns but reads a database table when no CSV path is given
+LOADER = """\
+import sqlite3
+
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import train_test_split
+
+
+def from_csv(path):
+    frame = pd.read_csv(path)
+    frame["tenure"] = frame["tenure"].fillna(frame["tenure"].median())
+    return frame
+
+
+def from_db():
+    return pd.read_sql("SELECT * FROM staff_clean", sqlite3.connect("hr.db"))
+
+
+def load(path=None):
+    if path is not None and path.endswith(".csv"):
+        return from_csv(path)
+    else:
+        return from_db()
+
+
+staff = load({arg})
+X, y = staff[["tenure", "grade"]], staff["quit"]
+X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+model = LogisticRegression().fit(X_train, y_train)
+print(accuracy_score(y_test, model.predict(X_test)))
+"""
+
+
+def test_fill_in_the_loader_branch_the_default_rules_out_is_silent(tmp_path):
+    assert _lines(tmp_path, "fromdb.py", LOADER.format(arg=""), ("fit_before_split",)) == set()
+
+
+def test_fill_in_the_loader_branch_the_csv_call_takes_is_reported(tmp_path):
+    assert _lines(tmp_path, "fromcsv.py", LOADER.format(arg='"staff.csv"'), ("fit_before_split",)) == {11}
