@@ -134,3 +134,44 @@ def test_fill_in_the_loader_branch_the_default_rules_out_is_silent(tmp_path):
 
 def test_fill_in_the_loader_branch_the_csv_call_takes_is_reported(tmp_path):
     assert _lines(tmp_path, "fromcsv.py", LOADER.format(arg='"staff.csv"'), ("fit_before_split",)) == {11}
+
+# --- M3: a sweep that keeps the best F1 among the cut-offs passing a precision bar (`if p >= bar and f1 > best`) ---
+
+#: a helper keeping the best F1 among the cut-offs whose precision passes a bar, handed labels by its caller
+BARRED_SWEEP = """\
+import joblib
+import numpy as np
+import pandas as pd
+from sklearn.metrics import classification_report, f1_score, precision_score
+
+
+def barred_cut(model, X_part, y_part, bar=0.6):
+    proba = model.predict_proba(X_part)[:, 1]
+    chosen, top = 0.5, -1.0
+    for cut in np.arange(0.05, 0.95, 0.05):
+        guess = (proba >= cut).astype(int)
+        prec = precision_score(y_part, guess, zero_division=0)
+        f1 = f1_score(y_part, guess, zero_division=0)
+        if prec >= bar and f1 > top:
+            top, chosen = f1, cut
+    return chosen
+
+
+def main():
+    model = joblib.load("model.pkl")
+    X_{part} = pd.read_csv("X_{part}.csv")
+    y_{part} = pd.read_csv("y_{part}.csv").squeeze("columns")
+    cut = barred_cut(model, X_{part}, y_{part})
+    print(classification_report(y_{part}, (model.predict_proba(X_{part})[:, 1] >= cut).astype(int)))
+
+
+main()
+"""
+
+
+def test_barred_best_cut_handed_the_test_labels_is_reported_at_the_call(tmp_path):
+    assert _lines(tmp_path, "barred.py", BARRED_SWEEP.format(part="test"), ("tuned_on_test",)) == {23}
+
+
+def test_barred_best_cut_handed_validation_labels_is_silent(tmp_path):
+    assert _lines(tmp_path, "barredval.py", BARRED_SWEEP.format(part="val"), ("tuned_on_test",)) == set()
