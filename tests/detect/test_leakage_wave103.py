@@ -175,3 +175,37 @@ def test_barred_best_cut_handed_the_test_labels_is_reported_at_the_call(tmp_path
 
 def test_barred_best_cut_handed_validation_labels_is_silent(tmp_path):
     assert _lines(tmp_path, "barredval.py", BARRED_SWEEP.format(part="val"), ("tuned_on_test",)) == set()
+
+# --- M3: cut-offs scored on the test rows into a table, the best row meeting targets picked by sort + iloc[0] -----
+
+#: every cut-off's test precision/recall/F1 collected into a table; the top row by F1 among those meeting the
+#: targets is printed as the result (or the table is only plotted)
+TARGET_TABLE = """\
+import joblib
+import numpy as np
+import pandas as pd
+from sklearn.metrics import f1_score, precision_score, recall_score
+
+model = joblib.load("model.pkl")
+X_test = pd.read_csv("X_test.csv")
+y_test = pd.read_csv("y_test.csv").squeeze("columns")
+proba = model.predict_proba(X_test)[:, 1]
+rows = []
+for cut in np.arange(0.05, 0.95, 0.05):
+    guess = (proba >= cut).astype(int)
+    rows.append({{"cut": cut, "p": precision_score(y_test, guess), "r": recall_score(y_test, guess),
+                 "f1": f1_score(y_test, guess)}})
+table = pd.DataFrame(rows)
+meeting = table[(table["p"] >= 0.6) & (table["r"] >= 0.6)]
+{tail}
+"""
+
+
+def test_best_row_of_a_sorted_test_score_table_is_reported_at_the_pick(tmp_path):
+    body = TARGET_TABLE.format(tail='top = meeting.sort_values(by="f1", ascending=False).iloc[0]\nprint(top["f1"])')
+    assert _lines(tmp_path, "targets.py", body, ("tuned_on_test",)) == {17}
+
+
+def test_sorted_test_score_table_only_printed_is_silent(tmp_path):
+    body = TARGET_TABLE.format(tail='print(meeting.sort_values(by="cut"))')
+    assert _lines(tmp_path, "shown.py", body, ("tuned_on_test",)) == set()
