@@ -209,3 +209,34 @@ def test_best_row_of_a_sorted_test_score_table_is_reported_at_the_pick(tmp_path)
 def test_sorted_test_score_table_only_printed_is_silent(tmp_path):
     body = TARGET_TABLE.format(tail='print(meeting.sort_values(by="cut"))')
     assert _lines(tmp_path, "shown.py", body, ("tuned_on_test",)) == set()
+
+# --- M4: a cut-off set from the test labels' positive rate, predictions cut at it scored on those labels ---------
+
+#: a network's softmax cut moved to the share of positives among the labels of the rows then scored
+RATE_CUT = """\
+from collections import Counter
+
+import numpy as np
+from sklearn import metrics
+
+
+def report(model, X_test, y_test, y_fit):
+    proba = model.predict(X_test)
+    y_labels = y_test.argmax(axis=1)
+    cut = Counter({rated})[1] / len({rated})
+    final = []
+    for p in proba:
+        if p[1] > cut:
+            final.append(1)
+        else:
+            final.append(0)
+    print(metrics.confusion_matrix(y_labels, final))
+"""
+
+
+def test_cut_at_the_test_labels_positive_rate_is_reported_at_the_rate(tmp_path):
+    assert _lines(tmp_path, "rate.py", RATE_CUT.format(rated="y_labels"), ("tuned_on_test",)) == {10}
+
+
+def test_cut_at_the_training_labels_positive_rate_is_silent(tmp_path):
+    assert _lines(tmp_path, "fitrate.py", RATE_CUT.format(rated="y_fit"), ("tuned_on_test",)) == set()
