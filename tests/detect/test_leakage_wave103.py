@@ -3,13 +3,7 @@ directions. Every example is a small script written for this test (no public cod
 
 from __future__ import annotations
 
-from tests.detect.test_leakage_crossmodule import _alarms, _write
-
-
-def _lines(tmp_path, name: str, body: str, kinds: tuple[str, ...]) -> set[int]:
-    """The lines of ``kinds`` alarms in the script ``body`` written as ``name``."""
-    _write(tmp_path, {name: body})
-    return {line for kind, _, line in _alarms(tmp_path, name) if kind in kinds}
+from tests.detect.test_leakage_wave102 import _lines
 
 # --- F1: a resampling helper's branch on `flag is True/False` that the call's literal never takes ---------------
 

@@ -36,7 +36,7 @@ import ast
 from faultlib.detect.data.leakage.curvecode import _METRIC_SUFFIXES
 from faultlib.detect.data.leakage.scoreloops import names_in, test_labels
 from faultlib.detect.data.leakage.targets import call_name
-from faultlib.pyflow.walk import walk_once
+from faultlib.pyflow.walk import scope_nodes, walk_once
 
 #: calls that count or average the values they read (collections.Counter, NumPy/pandas reductions)
 _COUNTS = frozenset({"Counter", "mean", "sum", "value_counts", "bincount", "count_nonzero", "average"})
@@ -50,17 +50,7 @@ def _metric(call: ast.Call) -> bool:
 
 def _assigns(scope: ast.AST) -> list[ast.Assign]:
     """The assignments of ``scope`` outside its nested functions, in line order."""
-    out: list[ast.Assign] = []
-
-    def visit(node: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.Assign):
-                out.append(child)
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                visit(child)
-
-    visit(scope)
-    return sorted(out, key=lambda n: n.lineno)
+    return sorted((n for n in scope_nodes(scope) if isinstance(n, ast.Assign)), key=lambda n: n.lineno)
 
 
 def _label_names(assigns: list[ast.Assign]) -> set[str]:
