@@ -437,7 +437,8 @@ class Interpreter(SemanticHooks):
 
     def _truth(self, test: ast.expr, frame: Frame) -> bool | None:
         """Whether ``test`` is known true or false: ``x``, ``not x``, ``x is None``, ``x is not None`` where ``x``
-        holds a constant or an object (an estimator, an instance, a function); ``None`` when unknown."""
+        holds a constant or an object (an estimator, an instance, a function), ``x is True``/``x is False`` where
+        ``x`` holds a literal bool, and an ``and``/``or`` whose known operands settle it; ``None`` when unknown."""
         negate = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
         if negate:
             test = test.operand
@@ -445,12 +446,29 @@ class Interpreter(SemanticHooks):
                 and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
             inner = self._truth(test.left, frame)
             result = None if inner is None else (not inner if isinstance(test.ops[0], ast.Is) else inner)
+        elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(test.comparators[0], ast.Constant) and isinstance(test.comparators[0].value, bool):
+            # `if upsampling is True:` with upsampling a literal bool the caller passed: only the branch that runs
+            value = self._expr(test.left, frame)
+            known = isinstance(value, Const) and isinstance(value.value, bool)
+            result = None if not known else (value.value is test.comparators[0].value) == isinstance(
+                test.ops[0], ast.Is)
         elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)) \
                 and isinstance(test.comparators[0], ast.Constant) and isinstance(test.left, ast.Name):
             # `if suffix == '':` with suffix a literal the caller passed: only the branch that runs
             value, literal = self._expr(test.left, frame), test.comparators[0].value
             known = isinstance(value, Const) and isinstance(value.value, (str, int)) and isinstance(literal, (str, int))
             result = None if not known else (value.value == literal) == isinstance(test.ops[0], ast.Eq)
+        elif isinstance(test, ast.BoolOp):
+            # `if path is not None and path.endswith(".csv"):` with path None: an operand known false settles an
+            # `and` (known true an `or`, Python language reference "Boolean operations"); all known decide it too
+            settles = isinstance(test.op, ast.Or)
+            known = []
+            for operand in test.values:
+                known.append(self._truth(operand, frame))
+                if known[-1] is settles:
+                    break
+            result = settles if known[-1] is settles else (not settles if None not in known else None)
         elif isinstance(test, ast.Constant):  # `if False:` / `if 0:`: a block switched off by hand never runs
             result = bool(test.value)
         elif isinstance(test, ast.Name):

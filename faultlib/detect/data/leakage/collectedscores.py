@@ -28,8 +28,9 @@ Talbot, JMLR 11, 2010). The cut-off belongs to the model and is chosen on traini
 * its result (or a value computed from it) is appended to a list (``f1s.append(f1_score(y_test, proba >= t))``:
   the call may be the appended value itself);
 
-and, after the loop in the same function (or module), a chooser (``argmax``, ``idxmax``...) reads that list or a
-value built from it (``pd.DataFrame(results)``). It is reported at the chooser, unless a finding of
+and, after the loop in the same function (or module), a chooser (``argmax``, ``idxmax``..., the first or last row of
+a table sorted by a score: ``table.sort_values('f1').iloc[0]``) reads that list or a value built from it
+(``pd.DataFrame(results)``). It is reported at the chooser, unless a finding of
 ``tuned_on_test`` already lies in the loop (its candidates are models, :mod:`.choices`, or a running best,
 :mod:`.scoreloops`: one choice, one report). Scoring every candidate and only
 printing or plotting them stays silent, and so does a sweep over validation rows.
@@ -116,7 +117,24 @@ def _scope_sites(scope: ast.AST) -> tuple[list[ast.Assign], list[ast.Call]]:
     (:func:`~faultlib.pyflow.walk.nodes_of`), once per scope, then read for each of its loops by
     :func:`_chosen_after`."""
     return (sorted(nodes_of(scope, ast.Assign), key=lambda n: n.lineno),  # type: ignore[arg-type, attr-defined]
-            [n for n in nodes_of(scope, ast.Call) if call_name(n) in _CHOOSERS])  # type: ignore[arg-type]
+            [n for n in nodes_of(scope, ast.Call) if call_name(n) in _CHOOSERS] +  # type: ignore[arg-type]
+            [p for n in nodes_of(scope, ast.Subscript) if (p := _sorted_pick(n)) is not None])  # type: ignore[arg-type]
+
+
+def _sorted_pick(node: ast.Subscript) -> ast.Call | None:
+    """The ``sort_values`` call of ``table.sort_values("f1").iloc[0]`` (or ``.iloc[-1]``): the end row of a table
+    sorted by a score is its best row, as ``idxmax`` picks it (pandas API, ``DataFrame.sort_values``,
+    ``DataFrame.iloc``); issue 17 wave 103: the best F1 among the cut-offs meeting precision and recall targets."""
+    base, index = node.value, node.slice
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        index = ast.Constant(-index.operand.value) if isinstance(index.operand, ast.Constant) and isinstance(
+            index.operand.value, int) else index
+    if not (isinstance(base, ast.Attribute) and base.attr == "iloc" and isinstance(index, ast.Constant) and
+            index.value in (0, -1)):
+        return None
+    call = base.value
+    return call if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+        call.func.attr == "sort_values" else None
 
 
 def _chosen_after(sites: tuple[list[ast.Assign], list[ast.Call]], lists: set[str], after: int) -> int | None:

@@ -85,10 +85,19 @@ def loops_around(tree: ast.AST) -> dict[int, list[ast.For]]:
     return out
 
 
+def _compares(test: ast.expr, result: str) -> list[ast.Compare]:
+    """The comparisons of ``test`` (itself, or an operand of its ``and``) that read ``result``."""
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    return [p for p in parts if isinstance(p, ast.Compare) and result in _names(p)]
+
+
 def _keeps(loop: ast.For, result: str) -> bool:
-    """The loop keeps the best ``result``: ``if result > best: best = result``, or ``max(best, result)``."""
+    """The loop keeps the best ``result``: ``if result > best: best = result``, or ``max(best, result)``; the
+    comparison may stand beside a bar in an ``and`` (``if precision >= 0.6 and f1 > best_f1:``: the best ``f1``
+    among the candidates that pass the bar, a constrained choice; issue 17 wave 103)."""
     for n in ast.walk(loop):
-        running = _names(n.test) - {result} if isinstance(n, ast.If) and isinstance(n.test, ast.Compare) else set()
+        running = set().union(*(_names(c) - {result} for c in _compares(n.test, result))) if isinstance(
+            n, ast.If) else set()
         if isinstance(n, ast.If) and result in _names(n.test) and running & {
                 name for b in n.body for s in ast.walk(b) if isinstance(s, ast.Assign) for t in s.targets
                 for name in _names(t)}:

@@ -35,6 +35,7 @@ from faultlib.detect.data.leakage.scoreloops import score_choices
 from faultlib.detect.data.leakage.sweptresults import member_sweeps
 from faultlib.detect.data.leakage.errorweights import error_weighted_blends
 from faultlib.detect.data.leakage.helperloops import handed_score_choices
+from faultlib.detect.data.leakage.labelrates import label_rate_cuts
 from faultlib.detect.data.leakage.collectedscores import collected_test_choices
 from faultlib.detect.data.leakage.curvecode import (
     _METRIC_SUFFIXES,
@@ -133,14 +134,17 @@ class ThresholdChoices:
     def _score_loops(self) -> None:
         """Blending weights or cut-offs tried in a loop, scored on the test labels, the best kept (scoreloops.py);
         the same loop in a helper a call hands the test labels (helperloops.py); blend weights set from the members'
-        errors on the test labels (errorweights.py)."""
+        errors on the test labels (errorweights.py); a cut-off set from the test labels' positive rate (labelrates.py)."""
         tuned = [f.location.get("line", 0) for f in self.report.findings  # type: ignore[attr-defined]
                  if f.kind == "tuned_on_test"]
         smap = self.smap  # type: ignore[attr-defined]
         found: list[tuple[int, str, dict[str, Any]]] = []
+        handed = list(handed_score_choices(self.tree))  # type: ignore[attr-defined]
         for line, start, end in score_choices(self.tree):  # type: ignore[attr-defined]
             if any(smap.where(start).get("line", 0) <= t <= smap.where(end).get("line", 0) for t in tuned):
                 continue  # the loop's model candidates are already reported (choices.py)
+            if any(loop == start for _, loop in handed):
+                continue  # a helper's loop on the labels it is given: one leak, reported where the test labels go in
             said = (f"the candidates the loop on {smap.describe(start)} tries are scored on the test labels "
                     f"({smap.describe(line)}) and the best is kept: the test rows chose them (blending weights, a "
                     "cut-off, a subset), so the best score is optimistic")
@@ -150,11 +154,16 @@ class ThresholdChoices:
                     f"({smap.describe(line)}): the weights are fitted to the rows the blend is then scored on, so its "
                     "score is optimistic")
             found.append((line, said, {"blend": smap.where(blend)}))
-        for line, loop in handed_score_choices(self.tree):  # type: ignore[attr-defined]
+        for line, loop in handed:
             said = (f"the call on {smap.describe(line)} hands the test labels to a helper whose loop on "
                     f"{smap.describe(loop)} scores candidates (a cut-off, weights) on the labels it is given and "
                     "keeps the best: the test rows chose it, so the score at it on those rows is optimistic")
             found.append((line, said, {"loop": smap.where(loop)}))
+        for line in label_rate_cuts(self.tree):  # type: ignore[attr-defined]
+            said = (f"the cut-off set on {smap.describe(line)} is a count or share of the test labels (their positive "
+                    "rate), and predictions cut at it are scored on the same labels: the test labels set the decision "
+                    "rule, so the score at it is optimistic")
+            found.append((line, said, {"rate": smap.where(line)}))
         for line in member_sweeps(self.tree):  # type: ignore[attr-defined]
             said = (f"the call on {smap.describe(line)} hands the test labels and the predictions for those rows to a "
                     "sweep whose result gives the best cut-off and the best score at it: the test rows chose the "
