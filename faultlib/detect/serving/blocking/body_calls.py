@@ -5,7 +5,8 @@ A call is listed in source order, with whether it runs inside ``torch.no_grad()`
 or a ``with``). Left out: nested ``def``/``class`` bodies (run when called), the branch of an ``if`` with a literal
 test that never runs (:func:`~faultlib.detect.serving.blocking.shapes.taken`), the ``else`` of an ``isinstance``
 check every construction of the class satisfies (:mod:`~faultlib.detect.serving.blocking.settled_isinstance`), a function or ``lambda`` handed to an
-executor (recorded in ``offloaded``: it runs on a worker thread) and a lambda stored by a constructor of the analysed
+executor (recorded in ``offloaded``: it runs on a worker thread), the statements after a ``return``/``raise``/
+``continue``/``break`` of the same block (:mod:`~faultlib.detect.serving.blocking.after_exits`) and a lambda stored by a constructor of the analysed
 files (:func:`~faultlib.detect.serving.blocking.stored_lambdas.stored_lambda`). Also here: the calls whose result a
 function iterates on the spot, and the calls it awaits. Each list is computed once per function; every call listed
 counts against the walk's operation budget (:class:`Budget`).
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from itertools import repeat
 
 from faultlib.detect.serving.blocking import vocab
+from faultlib.detect.serving.blocking.after_exits import dead_statements, live_prefix
 from faultlib.detect.serving.blocking.index import Func, Klass, dotted
 from faultlib.detect.serving.blocking.model import nodes_of
 from faultlib.detect.serving.blocking.iterating_params import handed_to_iterate
@@ -71,7 +73,7 @@ class BodyCalls:
         the children of a node are listed by :func:`faultlib.pyflow.walk.children` (as :func:`ast.iter_child_nodes`)."""
         inference = any(self._is_inference(d, func) for d in func.node.decorator_list)
         found: list[tuple[ast.Call, bool]] = []
-        todo: list[tuple[ast.AST, bool]] = [(stmt, inference) for stmt in reversed(func.node.body)]
+        todo: list[tuple[ast.AST, bool]] = [(stmt, inference) for stmt in reversed(live_prefix(func.node.body))]
         pop, extend = todo.pop, todo.extend
         while todo:
             node, inside = pop()
@@ -81,6 +83,9 @@ class BodyCalls:
                 self._expression_calls(node, inside, func, found)
                 continue
             kids = children(node)
+            dead = dead_statements(node)  # return / raise / continue / break: what follows in the block never runs
+            if dead:
+                kids = [c for c in kids if id(c) not in dead]
             if isinstance(node, ast.If):
                 self._guard(node)
                 kids = taken(node, kids)

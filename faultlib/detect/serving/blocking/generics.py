@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from faultlib.detect.serving.blocking.closed_things import closed_thing
 from faultlib.detect.serving.blocking.model import Func, Klass, Module, Type, dotted, unquoted
 from faultlib.detect.serving.blocking.managed_yields import managed_yield
 from faultlib.readers.newer_syntax import TYPE_PARAMS
@@ -153,10 +154,14 @@ class Generics:
     def bound_by_with(self, expr: ast.expr, func: Func, asynchronous: bool = False) -> Type | None:
         """The value ``with expr as x`` binds: a ``@contextmanager`` function's ``Iterator[X]`` annotation, what a
         class of the analysed files' ``__enter__`` says it returns, else the manager itself (``with Session() as s``:
-        SQLAlchemy's, like most, returns itself). ``asynchronous``: ``async with``, which binds what ``__aenter__``
+        SQLAlchemy's, like most, returns itself); ``closing(thing)`` binds ``thing`` (:mod:`~faultlib.detect.serving.
+        blocking.closed_things`). ``asynchronous``: ``async with``, which binds what ``__aenter__``
         returns ("the result of ``await mgr.__aenter__()``", https://docs.python.org/3/reference/compound_stmts.html
         #the-async-with-statement; held-out wave 67: a session whose ``__enter__`` returns its sync client and whose
         ``__aenter__`` its async one)."""
+        thing = closed_thing(self.index, expr, func, asynchronous)
+        if thing is not None:  # with closing(conn.cursor()) as cur: the cursor itself
+            return self.index.type_of(thing, func)
         if isinstance(expr, ast.Call):
             target = self.index.callee(expr.func, func)
             if isinstance(target, Func):

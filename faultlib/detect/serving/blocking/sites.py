@@ -59,6 +59,7 @@ from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
 from faultlib.detect.serving.blocking.single_rows import adds_one_row
 from faultlib.detect.serving.blocking.stream_params import opened_stream_argument
 from faultlib.detect.serving.blocking.tasks import sent_task
+from faultlib.detect.serving.blocking.untyped_cursors import untyped_cursor_call
 
 __all__ = ["Site", "any_of_site", "argument_blocks", "in_memory", "named_site", "null_device"]
 
@@ -217,7 +218,8 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     """A call on a global or attribute whose assignments give it several types (a model switched at run time):
     the first of them for which the call blocks (see :meth:`Stores.candidates`); a Celery task sent
     (:mod:`~faultlib.detect.serving.blocking.tasks`); a framework's verb on an untyped value
-    (:mod:`~faultlib.detect.serving.blocking.framework_verbs`); a loop variable over a list of library calls the
+    (:mod:`~faultlib.detect.serving.blocking.framework_verbs`); a PEP 249 cursor of an untyped value called without
+    ``await`` (:mod:`~faultlib.detect.serving.blocking.untyped_cursors`); a loop variable over a list of library calls the
     callers pass (:mod:`~faultlib.detect.serving.blocking.listed_calls`)."""
     sent = sent_task(index, call, func)
     if sent is not None:
@@ -237,6 +239,9 @@ def any_of_site(index, call: ast.Call, func: Func) -> Site | None:
     written = image_file_write(index, call, func)  # img.save(tmp, format="png"), img untyped: encoded into a file
     if written is not None:
         return Site("blocking_file_io", written, func, call)
+    cursor = untyped_cursor_call(index, call, func)  # with closing(bot.db.cursor()) as cur: cur.execute(q)
+    if cursor is not None:
+        return Site("blocking_db", cursor, func, call, "a PEP 249 cursor called without await")
     verb = framework_verb(call, func)  # h = self.model(x).realize() in a module importing tinygrad
     if verb is not None and index.type_of(call.func.value, func) is None:
         return Site(verb[0], verb[1], func, call)
