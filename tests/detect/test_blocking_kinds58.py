@@ -41,3 +41,62 @@ def test_the_same_hash_offloaded_or_an_attribute_rebound_to_another_object_is_si
     assert not flagged(tmp_path, _vault(offloaded))
     rebound = "def use(self, other):\n            self.hasher = other"
     assert not flagged(tmp_path, _vault('ok = await vault.hasher.verify(form["password"], form["digest"])', rebound))
+
+
+# -- a library's inter-process file lock entered or acquired on the loop ------------------------------------------
+
+_LEDGER = """
+    import asyncio
+    import json
+
+    import portalocker
+    from filelock import FileLock
+
+
+    class Ledger:
+        def __init__(self, path):
+            self.path = path
+            self.guard = FileLock(path + ".lock", timeout=30)
+
+        {method}
+
+
+    ledger = Ledger("/srv/ledger.json")
+
+
+    async def record(entry):
+        {call}
+"""
+
+
+def _ledger(method: str, call: str) -> str:
+    return _LEDGER.replace("{method}", method).replace("{call}", call)
+
+
+def test_entering_or_acquiring_a_file_lock_on_the_loop_is_found(tmp_path):
+    entered = "def add(self, entry):\n            with self.guard:\n                return entry"
+    assert flagged(tmp_path, _ledger(entered, "return ledger.add(entry)")) == {("blocking_file_io", "with self.guard:")}
+    built = "def add(self, entry):\n            with FileLock(self.path + '.lock'):\n                return entry"
+    assert flagged(tmp_path, _ledger(built, "return ledger.add(entry)")) == {
+        ("blocking_file_io", "with FileLock(self.path + '.lock'):")}
+    acquired = "def add(self, entry):\n            self.guard.acquire(timeout=5)\n            return entry"
+    assert flagged(tmp_path, _ledger(acquired, "return ledger.add(entry)")) == {
+        ("blocking_file_io", "self.guard.acquire(timeout=5)")}
+    portal = ("def add(self, entry):\n            with portalocker.Lock(self.path, timeout=10) as fh:\n"
+              "                return fh")
+    assert flagged(tmp_path, _ledger(portal, "return ledger.add(entry)")) == {
+        ("blocking_file_io", "with portalocker.Lock(self.path, timeout=10) as fh:")}
+
+
+def test_a_file_lock_taken_in_a_thread_or_an_async_file_lock_is_silent(tmp_path):
+    entered = "def add(self, entry):\n            with self.guard:\n                return entry"
+    assert not flagged(tmp_path, _ledger(entered, "return await asyncio.to_thread(ledger.add, entry)"))
+    source = """
+        from filelock import AsyncFileLock
+
+
+        async def record(path, entry):
+            async with AsyncFileLock(path + ".lock"):
+                return entry
+    """
+    assert not flagged(tmp_path, source)
