@@ -100,3 +100,51 @@ def test_a_file_lock_taken_in_a_thread_or_an_async_file_lock_is_silent(tmp_path)
                 return entry
     """
     assert not flagged(tmp_path, source)
+
+
+# -- a module-level state object whose attribute a startup hook sets -----------------------------------------------
+
+_STATE = """
+    import asyncio
+    from types import SimpleNamespace
+
+    import requests
+    from fastapi import FastAPI
+
+    app = FastAPI()
+
+
+    class Shared:
+        retries = 3
+
+
+    {holder} = {made}
+
+
+    @app.on_event("startup")
+    async def boot():
+        {holder}.web = requests.Session()
+
+
+    @app.get("/weather")
+    async def weather(city: str):
+        {read}
+"""
+
+
+def _state(holder: str, made: str, read: str) -> str:
+    return _STATE.replace("{holder}", holder).replace("{made}", made).replace("{read}", read)
+
+
+def test_a_session_set_at_startup_on_a_module_level_object_is_typed_when_read(tmp_path):
+    line = 'return shared.web.get("https://weather.example/" + city).json()'
+    assert flagged(tmp_path, _state("shared", "Shared()", line)) == {("blocking_http", line)}
+    line = 'return ctx.web.get("https://weather.example/" + city).json()'
+    assert flagged(tmp_path, _state("ctx", "SimpleNamespace()", line)) == {("blocking_http", line)}
+
+
+def test_the_same_session_offloaded_or_an_unset_attribute_is_silent(tmp_path):
+    offloaded = 'return await asyncio.to_thread(shared.web.get, "https://weather.example/" + city)'
+    assert not flagged(tmp_path, _state("shared", "Shared()", offloaded))
+    other = 'return shared.cache.get(city)'
+    assert not flagged(tmp_path, _state("shared", "Shared()", other))
