@@ -3,6 +3,8 @@ look-alike stays silent. Every example is written for this test."""
 
 from __future__ import annotations
 
+import textwrap
+
 from tests.detect.blocking_source import flagged
 
 # -- an awaited method of a synchronous client kept as a class attribute of a project class -----------------------
@@ -148,3 +150,67 @@ def test_the_same_session_offloaded_or_an_unset_attribute_is_silent(tmp_path):
     assert not flagged(tmp_path, _state("shared", "Shared()", offloaded))
     other = 'return shared.cache.get(city)'
     assert not flagged(tmp_path, _state("shared", "Shared()", other))
+
+
+# -- `for x in make()` over a list make() fills by appending or returns as a concatenation ------------------------
+
+_FEEDS = """
+    import sqlite3
+
+    import requests
+
+
+    class WebFeed:
+        def __init__(self, url):
+            self.url = url
+
+        def latest(self):
+            return requests.get(self.url, timeout=5).json()
+
+
+    class DiskFeed:
+        def __init__(self, path):
+            self.path = path
+
+        def latest(self):
+            return sqlite3.connect(self.path).execute("select * from news").fetchall()
+
+
+    def web_feeds(urls):
+        feeds = []
+        for url in urls:
+            feeds.append(WebFeed(url))
+        return feeds
+
+
+    def disk_feeds(paths):
+        return [DiskFeed(p) for p in paths]
+
+
+    {extra}
+
+
+    async def refresh(urls, paths):
+        for feed in {made}:
+            feed.latest()
+"""
+
+
+def _feeds(made: str, extra: str = "") -> str:
+    return textwrap.dedent(_FEEDS).replace("{made}", made).replace("{extra}", extra)
+
+
+def test_the_items_a_helper_appends_or_concatenates_type_the_loop_variable(tmp_path):
+    web = ("blocking_http", "return requests.get(self.url, timeout=5).json()")
+    assert flagged(tmp_path, _feeds("web_feeds(urls)")) == {web}
+    both = "def all_feeds(urls, paths):\n    return web_feeds(urls) + disk_feeds(paths)"
+    assert flagged(tmp_path, _feeds("all_feeds(urls, paths)", both)) == {
+        web, ("blocking_db", 'return sqlite3.connect(self.path).execute("select * from news").fetchall()')}
+
+
+def test_a_list_also_filled_elsewhere_or_walked_in_a_thread_is_silent(tmp_path):
+    filled = ("def fill(into):\n    into.append(object())\n\n\n"
+              "def some_feeds(urls):\n    feeds = []\n    fill(feeds)\n    feeds.append(WebFeed(urls[0]))\n"
+              "    return feeds")
+    assert not flagged(tmp_path, _feeds("some_feeds(urls)", filled))
+    assert not flagged(tmp_path, _feeds("await asyncio.to_thread(web_feeds, urls)", "import asyncio"))
