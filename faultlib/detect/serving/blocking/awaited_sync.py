@@ -21,10 +21,14 @@ other packages, ``asynch`` and ``aiochclient``). Held-out wave 66: an aiokafka c
 
 The call counts when every one of these holds, so that a client the analysis only guesses stays an awaited unknown:
 
-* the receiver is a local or module name, or ``self.<attribute>``, and every binding of it constructs the class or
-  annotates it (``x = Client(...)``, ``x: Client``, ``self.x: Client = ...``, a parameter ``x: Client``), a
-  ``None`` placeholder aside -- a receiver also bound to anything else (``self.db = await asynch.connect()``) may be
-  that other client;
+* the receiver is a local or module name, ``self.<attribute>``, or ``<object>.<attribute>`` of an object typed as a
+  class of the analysed files, and every binding of it constructs the class or annotates it (``x = Client(...)``,
+  ``x: Client``, ``self.x: Client = ...``, a parameter ``x: Client``), a ``None`` placeholder aside -- a receiver
+  also bound to anything else (``self.db = await asynch.connect()``) may be that other client. An object's
+  attribute is bound by its class body (``hasher = CryptContext(...)``, shared by every instance and reached through
+  the class itself: https://docs.python.org/3/tutorial/classes.html#class-and-instance-variables), by that class's
+  or a base's methods, and by any store of that attribute name anywhere (``obj.hasher = other``); held-out wave 77:
+  a Sanic view awaiting ``app.ctx.Passwords.context.verify(...)``, passlib's bcrypt check, a plain method;
 * that class is listed by name in a vocabulary family (no package-wide or prefix rule: those also own the package's
   async twins), and the method is named in that family's table (not reached by ``*``).
 """
@@ -33,7 +37,8 @@ from __future__ import annotations
 
 import ast
 
-from faultlib.detect.serving.blocking.model import Func
+from faultlib.detect.serving.blocking.handed_in import lineage
+from faultlib.detect.serving.blocking.model import Func, Klass
 
 __all__ = ["awaited_sync_call"]
 
@@ -91,7 +96,31 @@ def _bindings(index, receiver: ast.expr, func: Func):
             and func.node.args.args and receiver.value.id == func.node.args.args[0].arg):
         return [binding for method in func.cls.methods.values() if method.node.args.args
                 for binding in _attribute_bindings(method, method.node.args.args[0].arg, receiver.attr)]
+    if isinstance(receiver, ast.Attribute):
+        owner = index.type_of(receiver.value, func)
+        return _object_bindings(index, owner, receiver.attr) if isinstance(owner, Klass) else []
     return []
+
+
+def _object_bindings(index, klass: Klass, attr: str) -> list:
+    """The bindings of ``<instance of klass>.<attr>``: its class body's and its bases' (``hasher = Ctx(...)``), the
+    ``self.<attr>`` stores of their methods, and every other ``x.<attr> = ...`` of the analysed files (an object
+    assigned from outside; no annotation is kept for those, so they name no class)."""
+    found = []
+    for k in lineage(index, klass):
+        scope = index.infer.module_func(k.module)
+        for stmt in k.node.body:
+            if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in stmt.targets):
+                found.append((stmt.value, None, scope))
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
+                found.append((stmt.value, stmt.annotation, scope))
+        found += [binding for method in k.methods.values() if method.node.args.args
+                  for binding in _attribute_bindings(method, method.node.args.args[0].arg, attr)]
+    for module in index.distinct_modules():
+        scope = index.infer.module_func(module)
+        found += [(value, None, scope) for name, value in module.attr_stores if name == attr
+                  and not any(value is v for v, _, _ in found)]
+    return found
 
 
 def _name_bindings(func: Func, name: str):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 _ASYNC_PARTS = ("Async", "aio", "asyncio", "asynchronous")
-NAMED_ONLY = ("__next__", "__init__", "__getitem__", "__setitem__", "__delitem__")
+NAMED_ONLY = ("__next__", "__init__", "__getitem__", "__setitem__", "__delitem__", "__enter__")
 """Special methods a :class:`Family` covers only when it names them (never through ``*``)."""
 
 

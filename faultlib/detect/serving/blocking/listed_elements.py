@@ -19,6 +19,11 @@ shutdown and from an async monitor loop. Used by :meth:`~faultlib.detect.serving
 for the analysed files only: inside an installed library's own code (followed into its source) the loops stay
 untyped, as a size or mode test the analysis cannot read usually guards them (pycryptodome joins the threads of a
 large GHASH update, never reached for a short message).
+
+The list a call of the analysed files returns is read the same way when its function builds it by appending
+(``found = []``, then ``found.append(Fetcher(url))`` in a loop, ``return found``) or returns a concatenation
+(``return local() + remote()``): ``for s in sources(cfg):`` binds each appended value, and a ``+`` of two lists holds
+the elements of both (https://docs.python.org/3/library/stdtypes.html#common-sequence-operations).
 """
 
 from __future__ import annotations
@@ -94,24 +99,79 @@ def _bound_values(name: str, func: Func) -> list[tuple[ast.expr, Func]]:
     return values if stores == len(values) else []
 
 
-def _returned_values(index, call: ast.Call, func: Func) -> list[tuple[ast.expr, Func]]:
+def _returned_values(index, call: ast.Call, func: Func, depth: int = 0) -> list[tuple[ast.expr, Func]]:
     """The lists a sync function of the analysed files hands back, with that function: ``def make(): return
     [Slow(), Fast()]`` (or a local it binds only to displays and returns), so ``for h in make():`` binds each element
-    in turn. Every ``return`` must give a display or such a local; a generator, a coroutine or a bare ``return``
-    gives none."""
+    in turn. Every ``return`` must give a display, such a local or a concatenation of them (:func:`_returned_list`);
+    a generator, a coroutine or a bare ``return`` gives none."""
     callee = index.callee(call.func, func)
-    if not isinstance(callee, Func) or callee.is_async or nodes_of(callee, (ast.Yield, ast.YieldFrom)):
+    if (not isinstance(callee, Func) or callee.is_async or depth > MAX_HOPS
+            or nodes_of(callee, (ast.Yield, ast.YieldFrom))):
         return []
-    returns = nodes_of(callee, ast.Return)
     values: list[tuple[ast.expr, Func]] = []
-    for node in returns:
-        if isinstance(node.value, (*DISPLAYS, *COMPREHENSIONS)):
-            values.append((node.value, callee))
-        elif isinstance(node.value, ast.Name) and (bound := _bound_values(node.value.id, callee)):
-            values += bound
-        else:
+    for node in nodes_of(callee, ast.Return):
+        found = _returned_list(index, node.value, callee, depth) if node.value is not None else []
+        if not found:
             return []
+        values += found
     return values
+
+
+MAX_HOPS = 4
+"""How many functions handing back another's list (``return a() + b()``) are followed."""
+
+
+def _returned_list(index, value: ast.expr, callee: Func, depth: int) -> list[tuple[ast.expr, Func]]:
+    """The displays a returned ``value`` of ``callee`` is made of, or [] when one part is anything else: a display or
+    comprehension; a local bound only to displays, with the items its ``append``/``insert`` calls and its
+    ``extend`` of a display add (``found = []`` then ``found.append(Fetcher(u))`` in a loop: the appended values
+    are its elements, https://docs.python.org/3/tutorial/datastructures.html#more-on-lists); ``a + b`` of such
+    parts, a list concatenation holding both sides' elements; or a call of another such function of the files."""
+    if isinstance(value, (*DISPLAYS, *COMPREHENSIONS)):
+        return [(value, callee)]
+    if isinstance(value, ast.Name) and (bound := _bound_values(value.id, callee)):
+        added = _added_items(value.id, callee)
+        if added is None:
+            return []
+        return bound + ([(ast.List(elts=added, ctx=ast.Load()), callee)] if added else [])
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        left = _returned_list(index, value.left, callee, depth)
+        right = _returned_list(index, value.right, callee, depth) if left else []
+        return left + right if right else []
+    if isinstance(value, ast.Call):
+        return _returned_values(index, value, callee, depth + 1)
+    return []
+
+
+_ADDING = {"append": 0, "insert": 1}
+_READERS = frozenset({"len", "print", "sorted", "list", "tuple", "set", "enumerate", "iter", "reversed", "zip", "any",
+                      "all", "sum", "min", "max", "isinstance", "str", "repr", "bool"})
+"""Builtins that read a list handed to them and never add to it."""
+
+
+def _added_items(name: str, func: Func) -> list[ast.expr] | None:
+    """The values ``func`` adds to its local list ``name`` by ``append``/``insert``/``extend`` of a display; None when
+    it is changed any other way (an item or slice stored, another list extended in, the list handed to a call that
+    may fill it; ``+=`` is a second binding)."""
+    added: list[ast.expr] = []
+    for node in nodes_of(func, (ast.Call, ast.Subscript)):
+        if (isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _READERS)
+                and any(isinstance(a, ast.Name) and a.id == name for a in (*node.args, *(k.value for k in node.keywords)))):
+            return None
+        if isinstance(node, ast.Subscript):
+            if isinstance(node.value, ast.Name) and node.value.id == name and not isinstance(node.ctx, ast.Load):
+                return None
+            continue
+        method = node.func
+        if not (isinstance(method, ast.Attribute) and isinstance(method.value, ast.Name) and method.value.id == name):
+            continue
+        if method.attr in _ADDING and len(node.args) == _ADDING[method.attr] + 1:
+            added.append(node.args[-1])
+        elif method.attr == "extend" and len(node.args) == 1 and isinstance(node.args[0], DISPLAYS):
+            added += node.args[0].elts
+        elif method.attr in ("extend", "insert", "append", "__setitem__", "__iadd__"):
+            return None
+    return added
 
 
 def listed_loop_types(index, func: Func, known: dict) -> dict:

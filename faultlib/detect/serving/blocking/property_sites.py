@@ -1,6 +1,7 @@
 """Accesses without a call that run a third-party object's I/O: reading a property, and indexing a persistent
 mapping (``shelf[key] = value`` pickles into the dbm file behind a ``shelve.Shelf``: a family that names
-``__getitem__``/``__setitem__``/``__delitem__``, :func:`item_sites`).
+``__getitem__``/``__setitem__``/``__delitem__``, :func:`item_sites`), and entering a ``with`` statement on an object
+whose family names ``__enter__`` (``with FileLock(path):`` acquires the lock file, :func:`entered_sites`).
 
 Reading a property of a third-party object that does the I/O itself: ``result.state`` on a Celery
 ``AsyncResult`` asks the result backend (Redis, a database, the RPC queue) for the task's state each time it is read
@@ -20,17 +21,17 @@ from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPON
 from faultlib.detect.serving.blocking.model import Func, nodes_of
 from faultlib.detect.serving.blocking.sites import Site
 
-__all__ = ["blocking_reads", "item_sites"]
+__all__ = ["blocking_reads", "entered_sites", "item_sites"]
 
 _ITEM_METHODS = {ast.Load: "__getitem__", ast.Store: "__setitem__", ast.Del: "__delitem__"}
 
 
 def blocking_reads(func: Func, index) -> list[Site]:
     """A site for each read in ``func`` of a property the vocabulary's ``reads`` lists, on a value of its type (not
-    a call of it, not an assignment to it), and each :func:`item_sites` one."""
+    a call of it, not an assignment to it), and each :func:`item_sites` and :func:`entered_sites` one."""
     reads = index.vocab.reads
     if not reads:
-        return item_sites(func, index)
+        return item_sites(func, index) + entered_sites(func, index)
     names = index.__dict__.get("_faultlib_read_names")
     if names is None:
         names = index.__dict__["_faultlib_read_names"] = frozenset(name.rpartition(".")[2] for name in reads)
@@ -47,7 +48,7 @@ def blocking_reads(func: Func, index) -> list[Site]:
         entry = reads.get(f"{owner}.{node.attr}") if isinstance(owner, str) else None
         if entry is not None and not (owner == STREAMED_RESPONSE and read_before(node, func)):  # body stored
             found.append(Site(entry[0], f"{owner}.{node.attr} (reading the property queries the server)", func, node))
-    return found + item_sites(func, index)
+    return found + item_sites(func, index) + entered_sites(func, index)
 
 
 def item_sites(func: Func, index) -> list[Site]:
@@ -62,4 +63,21 @@ def item_sites(func: Func, index) -> list[Site]:
         kind = index.vocab.family_kind(owner, method) if isinstance(owner, str) else None
         if kind is not None:
             found.append(Site(kind[0], f"{owner}.{method}", func, node))
+    return found
+
+
+def entered_sites(func: Func, index) -> list[Site]:
+    """A site for each context expression of a plain ``with`` in ``func`` whose value's family names ``__enter__``:
+    the statement calls ``__enter__`` on the spot, in the same thread (the language reference, "The with
+    statement", https://docs.python.org/3/reference/compound_stmts.html#the-with-statement), so ``with
+    FileLock(path):`` waits for the lock file as ``lock.acquire()`` does. ``async with`` calls ``__aenter__``
+    instead, and a family names the sync method only."""
+    found = []
+    for node in nodes_of(func, ast.With):
+        for item in node.items:
+            owner = index.type_of(item.context_expr, func)
+            kind = index.vocab.family_kind(owner, "__enter__") if isinstance(owner, str) else None
+            if kind is not None:
+                found.append(Site(kind[0], f"{owner}.__enter__ (entered by the with statement)", func,
+                                  item.context_expr))
     return found

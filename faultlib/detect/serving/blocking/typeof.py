@@ -105,12 +105,14 @@ class TypeOf:
         if isinstance(expr, (ast.Attribute, ast.Subscript)):
             owner = self.type_of(expr.value, func, depth + 1)
             if isinstance(owner, Klass) and isinstance(expr, ast.Attribute):
-                return self.attribute_type(owner, expr.attr)
+                return self.attribute_type(owner, expr.attr) or (  # shared = Shared(); shared.web = Session() in a
+                    self.infer.stored_attribute(expr, func) if func else None)  # startup hook, read in a route
             if isinstance(owner, str):  # a sub-client: client.chat.completions, mongo["db"]["collection"]
                 if isinstance(expr, ast.Subscript):  # doc[n] of a fitz Document: the Page its __getitem__ returns
                     return self.vocab.sub_resource(owner, "[]") or self.vocab.returns.get(f"{owner}.__getitem__")
                 return self.vocab.sub_resource(owner, expr.attr) or (
-                    hung_attribute(self, expr, func, owner) if func else None)
+                    (hung_attribute(self, expr, func, owner) or self.infer.stored_attribute(expr, func))
+                    if func else None)  # ctx = SimpleNamespace(); ctx.web = Session() at startup
             if owner is None and isinstance(expr, ast.Subscript) and func is not None:
                 return (settings_value(self, expr.value, expr.slice, func)  # a Tornado handler's self.settings["db"]
                         or self.infer.element_type(expr.value, func)  # {"pdf": PdfLoader(p), ...}[ext]
