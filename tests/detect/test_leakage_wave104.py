@@ -45,3 +45,51 @@ def test_predefined_fold_from_a_marker_column_on_a_validation_part_is_silent(tmp
     """The same marker on a validation part (the documented use of PredefinedSplit) chooses nothing on test rows."""
     body = MARKED_FOLDS.format(held="X_val", held_y="y_val")
     assert _lines(tmp_path, "search.py", body) == set()
+
+
+# --- F1: a calibrator fitted on the validation seasons, the test seasons scored through the project's own helper ---
+
+#: a three-way split by season; the booster is fitted on the early seasons, a Platt calibrator on its validation
+#: predictions, and both parts are scored through the script's own metric helper
+SEASON_CALIBRATION = """\
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import log_loss, roc_auc_score
+from xgboost import XGBClassifier
+
+games = pd.read_csv("games.csv")
+early = games[games["season"] <= 2018]
+val = games[games["season"] == 2019]
+late = games[games["season"] >= 2020]
+cols = ["elo_diff", "rest_diff", "form_diff"]
+
+
+def summary(name, truth, prob):
+    return {{"part": name, "log_loss": log_loss(truth, prob), "auc": roc_auc_score(truth, prob)}}
+
+
+booster = XGBClassifier(n_estimators=200).fit(early[cols], early["home_win"])
+p_val = booster.predict_proba(val[cols])[:, 1]
+p_test = booster.predict_proba(late[cols])[:, 1]
+platt = LogisticRegression()
+platt.fit(p_val.reshape(-1, 1), val["home_win"])
+rows = [summary("val_cal", val["home_win"], platt.predict_proba(p_val.reshape(-1, 1))[:, 1])]
+{test_row}
+print(pd.DataFrame(rows))
+"""
+
+
+def test_calibrator_on_the_validation_part_beside_a_test_part_scored_by_a_helper_is_silent(tmp_path):
+    """The calibrator's validation score is the log of the validation step; the test seasons, scored once through
+    the script's own helper (which calls the metrics), are the result: the house's three-way design."""
+    body = SEASON_CALIBRATION.format(
+        test_row='y_test = late["home_win"]\n'
+                 'rows.append(summary("test_cal", y_test, platt.predict_proba(p_test.reshape(-1, 1))[:, 1]))')
+    assert _lines(tmp_path, "calibrate.py", body, ("trained_on_test",)) == set()
+
+
+def test_calibrator_scored_only_on_its_validation_part_is_reported(tmp_path):
+    """With no test part scored, the validation score is the only result, and it is measured on the rows the
+    calibrator was fitted on."""
+    body = SEASON_CALIBRATION.format(test_row="")
+    assert _lines(tmp_path, "calibrate.py", body, ("trained_on_test",)) == {21}
