@@ -128,3 +128,39 @@ def test_encoder_before_a_split_whose_held_out_rows_are_scored_is_reported(tmp_p
     """The same job printing the mean absolute error of the held-out rows reports a score the encoder shaped."""
     body = WEEKLY.format(tail='print(abs(preds - y_test).mean())')
     assert _lines(tmp_path, "weekly.py", body, ("fit_before_split", "fit_on_test")) == {9}
+
+
+# --- M2: lag columns of the target built in an earlier notebook, read back and split with shuffling ---------------
+
+#: the table was written by the feature notebook (per-player shift of the points); this script names its lag
+#: columns beside the target and splits the player-rounds
+LAGGED_TABLE = """\
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.linear_model import Ridge
+from sklearn.metrics import mean_squared_error
+
+table = pd.read_csv("player_rounds_features.csv")
+keep = ["round_points", "home", "opponent_strength", "{lag1}", "{lag2}", "minutes_rolling"]
+table = table[keep]
+X, y = table.drop(columns=["round_points"]), table["round_points"]
+X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, {how})
+model = Ridge().fit(X_train, y_train)
+print(mean_squared_error(y_test, model.predict(X_test)))
+"""
+
+
+def test_shuffled_split_of_rows_with_named_lags_of_the_target_is_reported(tmp_path):
+    """``points_lag_1`` / ``points_lag_2`` are the target of earlier rounds: a shuffled split trains on rows whose
+    lags are the held-out rows' labels."""
+    body = LAGGED_TABLE.format(lag1="points_lag_1", lag2="points_lag_2", how="random_state=0")
+    assert _lines(tmp_path, "split.py", body, ("shuffled_time_split",)) == {10}
+
+
+def test_split_in_time_order_or_lags_of_other_columns_is_silent(tmp_path):
+    """The same columns split with ``shuffle=False`` (the last rows held out) keep time order; lags of other
+    columns (minutes, goals) are no lag of the target."""
+    ordered = LAGGED_TABLE.format(lag1="points_lag_1", lag2="points_lag_2", how="shuffle=False")
+    assert _lines(tmp_path, "split.py", ordered, ("shuffled_time_split",)) == set()
+    other = LAGGED_TABLE.format(lag1="minutes_lag_1", lag2="goals_lag_1", how="random_state=0")
+    assert _lines(tmp_path, "split.py", other, ("shuffled_time_split",)) == set()
