@@ -33,11 +33,10 @@ scikit-learn's ``sklearn.metrics`` API reference, "Classification metrics" and "
 
 A program can predict its held-out rows and still score nothing: a weekly job fits an encoder on the training rows
 and the fixtures still to play, trains on the first and writes the predictions of the second to a file
-(:func:`compares_nothing`). The program predicts (a preparation step that only splits and saves the parts is
-scored by the next script, and keeps its alarms), no call is named for a metric, a score or an evaluation
-(``*_score``, ``mae``, ``r_mse``, ``evaluate``, a report or a matrix), no fit is handed held-out rows to log their
-score (``validation_data=``, ``eval_set=``), no prediction is compared with or subtracted from anything, and no name
-for held-out labels (``y_test``, ``y_valid``) is read after it is bound: no score can come out of the held-out rows,
+(:func:`compares_nothing`). No call is named for a metric, a score or an evaluation (``*_score``, ``mae``,
+``r_mse``, ``evaluate``, a report or a matrix), no fit is handed held-out rows to log their score
+(``validation_data=``, ``eval_set=``), no prediction is compared with or subtracted from anything, and no name for
+held-out labels (``y_test``, ``y_valid``) is read after it is bound: no score can come out of the held-out rows,
 so a fit before their split (``fit_before_split``, ``fit_on_test``) changes no reported number and stays ``info``
 (house rule "no scored result, no leak"; issue 17 wave 103, a drift-reference script, and wave 104, a fantasy
 league's weekly prediction notebook).
@@ -196,8 +195,6 @@ _SCORE_WORDS = frozenset({"score", "scores", "scoring", "error", "errors", "loss
                           "logloss", "gini", "compare", "benchmark", "validate"})
 #: keywords of a fit that logs a score of the held-out rows it is handed
 _HELD_KEYWORDS = frozenset({"validation_data", "validation_split", "eval_set", "valid_sets", "evals", "eval_sets"})
-#: a model's output for rows (no labels taken)
-_PREDICTS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function"})
 #: tokens of a name for a model's predictions
 _PRED_TOKENS = frozenset({"pred", "preds", "prediction", "predictions", "predicted", "yhat", "hat", "proba",
                           "probs", "forecast"})
@@ -219,13 +216,9 @@ def _held_labels(name: str) -> bool:
 
 
 def compares_nothing(tree: ast.AST) -> bool:
-    """Whether no score of held-out rows can come out of ``tree`` (see the module docstring): the program predicts
-    (it is the end of its pipeline, not a preparation step whose saved parts another script scores), no call
-    measures, no prediction is compared or subtracted, and no name for held-out labels is read."""
-    predicts = False
+    """Whether no score of held-out rows can come out of ``tree`` (see the module docstring): no call measures,
+    no prediction is compared or subtracted, and no name for held-out labels is read."""
     for node in walk_once(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PREDICTS:
-            predicts = True
         if isinstance(node, ast.Call) and _measures(node):
             return False
         if isinstance(node, ast.Compare) and _predictions(node) or isinstance(node, ast.BinOp) and isinstance(
@@ -233,4 +226,4 @@ def compares_nothing(tree: ast.AST) -> bool:
             return False
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and _held_labels(node.id):
             return False
-    return predicts
+    return True
