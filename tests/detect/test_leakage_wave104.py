@@ -95,41 +95,6 @@ def test_calibrator_scored_only_on_its_validation_part_is_reported(tmp_path):
     assert _lines(tmp_path, "calibrate.py", body, ("trained_on_test",)) == {21}
 
 
-# --- F2: an encoder fitted on the training rows and the fixtures still to play, nothing scored -------------------
-
-#: the weekly job: one-hot vocabulary learnt from the played rounds and the coming fixtures together, the model
-#: trained on the played rounds and its predictions for the fixtures written to a file
-WEEKLY = """\
-import pandas as pd
-from sklearn.feature_extraction import DictVectorizer
-from sklearn.ensemble import RandomForestRegressor
-
-rows = pd.read_csv("rounds_and_fixtures.csv")
-played = rows["round"] < 20
-X, y = rows[["team", "opponent", "home", "form"]], rows["points"]
-dv = DictVectorizer(sparse=False)
-X_all = dv.fit_transform(X.to_dict("records"))
-X_train, y_train = X_all[played.values], y[played]
-X_test, y_test = X_all[~played.values], y[~played]
-model = RandomForestRegressor().fit(X_train, y_train)
-preds = model.predict(X_test)
-{tail}
-"""
-
-
-def test_encoder_before_a_split_whose_held_out_rows_nothing_scores_is_silent(tmp_path):
-    """The held-out rows are only predicted and written out; their labels are never read and no metric is called,
-    so no reported number comes from them (house: no scored result, no leak)."""
-    body = WEEKLY.format(tail='out = rows[~played].assign(predicted_points=preds)\nout.to_csv("predictions.csv")')
-    assert _lines(tmp_path, "weekly.py", body, ("fit_before_split", "fit_on_test")) == set()
-
-
-def test_encoder_before_a_split_whose_held_out_rows_are_scored_is_reported(tmp_path):
-    """The same job printing the mean absolute error of the held-out rows reports a score the encoder shaped."""
-    body = WEEKLY.format(tail='print(abs(preds - y_test).mean())')
-    assert _lines(tmp_path, "weekly.py", body, ("fit_before_split", "fit_on_test")) == {9}
-
-
 # --- M2: lag columns of the target built in an earlier notebook, read back and split with shuffling ---------------
 
 #: the table was written by the feature notebook (per-player shift of the points); this script names its lag

@@ -65,7 +65,7 @@ from faultlib.detect.data.leakage.records import RecordFields
 from faultlib.detect.data.leakage.namelists import ColumnNameLists, chosen_names
 from faultlib.detect.data.leakage.design import DesignChecks
 from faultlib.detect.data.leakage.windows import window_starts
-from faultlib.detect.data.leakage.unscored import SplitReach, before_dead_split, compares_nothing
+from faultlib.detect.data.leakage.unscored import SplitReach, before_dead_split
 from faultlib.detect.data.leakage.heldouttrains import before_training_only_split
 from faultlib.detect.data.leakage.shown import ShownPredictions
 from faultlib.detect.data.leakage.handoff import FileHandoff
@@ -770,8 +770,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             reached = (bool(sites & self._reached) or saved or not self.report.complete or (bool(
                 sites & self._reached_weak) and not fit.handwritten and not picture_embedding(fit.estimator))) and not all(
                 p.get("shown") or before_training_only_split(p["kind"], p["line"], self.tree)
-                or before_dead_split(p["kind"], p["line"], self.tree) for p in found) and not (
-                {p["kind"] for p in found} <= _UNSCORED_KINDS and compares_nothing(self.tree))  # (unscored.py)
+                or before_dead_split(p["kind"], p["line"], self.tree) for p in found)  # (unscored.py)
             if len(site) == 3:  # reported where the statement starts
                 best = {**best, "fit": dataclasses.replace(fit, line=site[0], column=site[1])}
             if not reached and fit.handwritten:
@@ -781,10 +780,6 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             if only_saved and self.report.complete:
                 at = self.report.findings[-1].location
                 self.report.saved_only.add((at.get("file", self.smap.file), at.get("index", 0), at["line"]))
-
-
-#: kinds that a fit before the held-out rows are split off raises; moot where nothing scores those rows
-_UNSCORED_KINDS = frozenset({"fit_before_split", "fit_on_test"})
 
 
 def _fit_roots(fit: FitRef) -> frozenset:

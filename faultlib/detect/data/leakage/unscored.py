@@ -30,16 +30,6 @@ Signs of evaluation (any one keeps the split's reach): a call of a method or fun
 (:data:`vocab.CV_FUNCTIONS`), saves (:data:`vocab.SAVES`), steps a hand-written training loop (``backward``,
 ``train``), or computes a metric (a name ending ``_score``/``_error``/``_loss``, or one of :data:`METRICS`:
 scikit-learn's ``sklearn.metrics`` API reference, "Classification metrics" and "Regression metrics").
-
-A program can predict its held-out rows and still score nothing: a weekly job fits an encoder on the training rows
-and the fixtures still to play, trains on the first and writes the predictions of the second to a file
-(:func:`compares_nothing`). No call is named for a metric, a score or an evaluation (``*_score``, ``mae``,
-``r_mse``, ``evaluate``, a report or a matrix), no fit is handed held-out rows to log their score
-(``validation_data=``, ``eval_set=``), no prediction is compared with or subtracted from anything, and no name for
-held-out labels (``y_test``, ``y_valid``) is read after it is bound: no score can come out of the held-out rows,
-so a fit before their split (``fit_before_split``, ``fit_on_test``) changes no reported number and stays ``info``
-(house rule "no scored result, no leak"; issue 17 wave 103, a drift-reference script, and wave 104, a fantasy
-league's weekly prediction notebook).
 """
 
 from __future__ import annotations
@@ -49,7 +39,6 @@ from typing import Any
 
 from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.handedback import used_after
-from faultlib.detect.data.leakage.targets import label_like
 from faultlib.pyflow.walk import walk_once
 
 #: metric functions whose names do not end in ``_score``/``_error``/``_loss`` (sklearn.metrics; imblearn.metrics)
@@ -186,44 +175,3 @@ def test_part_read(tree: ast.AST, line: int) -> bool:
     """
     split = _unpacked_split(tree, line)
     return split is not None and used_after(tree, *split)  # not only shown or handed back and dropped (handedback.py)
-
-
-#: words of a call's name that measure predictions against labels (``r_mse``, ``eval_split``, ``print_metrics``)
-_SCORE_WORDS = frozenset({"score", "scores", "scoring", "error", "errors", "loss", "metric", "metrics", "evaluate",
-                          "eval", "evaluation", "report", "matrix", "accuracy", "acc", "precision", "recall", "f1",
-                          "auc", "roc", "mae", "mse", "rmse", "rmsle", "mape", "smape", "r2", "kappa", "brier",
-                          "logloss", "gini", "compare", "benchmark", "validate"})
-#: keywords of a fit that logs a score of the held-out rows it is handed
-_HELD_KEYWORDS = frozenset({"validation_data", "validation_split", "eval_set", "valid_sets", "evals", "eval_sets"})
-#: tokens of a name for a model's predictions
-_PRED_TOKENS = frozenset({"pred", "preds", "prediction", "predictions", "predicted", "yhat", "hat", "proba",
-                          "probs", "forecast"})
-
-
-def _measures(call: ast.Call) -> bool:
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return name in METRICS or name.endswith(_SUFFIXES) or bool(_SCORE_WORDS & set(vocab.name_tokens(name))) or any(
-        k.arg in _HELD_KEYWORDS for k in call.keywords)
-
-
-def _predictions(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Name) and _PRED_TOKENS & set(vocab.name_tokens(n.id)) for n in ast.walk(node))
-
-
-def _held_labels(name: str) -> bool:
-    return label_like(name) and (vocab.looks_like_test(name) or vocab.looks_like_validation(name))
-
-
-def compares_nothing(tree: ast.AST) -> bool:
-    """Whether no score of held-out rows can come out of ``tree`` (see the module docstring): no call measures,
-    no prediction is compared or subtracted, and no name for held-out labels is read."""
-    for node in walk_once(tree):
-        if isinstance(node, ast.Call) and _measures(node):
-            return False
-        if isinstance(node, ast.Compare) and _predictions(node) or isinstance(node, ast.BinOp) and isinstance(
-                node.op, ast.Sub) and _predictions(node):
-            return False
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and _held_labels(node.id):
-            return False
-    return True
