@@ -58,6 +58,7 @@ from faultlib.detect.data.leakage.cutdates import cut_window_reductions
 from faultlib.detect.data.leakage.datestats import date_points
 from faultlib.detect.data.leakage.distinctcounts import distinct_count_lambda
 from faultlib.detect.data.leakage.drawnonly import drawn_only_temporal
+from faultlib.detect.data.leakage.lagnames import lagged_target_columns
 from faultlib.detect.data.leakage.entities import display_only_groupbys
 from faultlib.detect.data.leakage.entityclocks import clock_rescaled
 from faultlib.detect.data.leakage.foldlists import fold_lists
@@ -676,6 +677,12 @@ class DesignChecks:
         temporal = self._noted(x, "temporal")
         if "sliding windows" in temporal and not self._cut_in_windows(x):
             temporal = temporal - {"sliding windows"}  # the series' own rows, not the windows cut from it
+        if not temporal and not ordered:  # lags of the target built out of sight, named by the script (lagnames.py)
+            if "_target_lags" not in self.__dict__:
+                self._target_lags = lagged_target_columns(self.tree, getattr(self, "_targets", ()))
+            lags = self._target_lags
+            temporal = {f"lag columns of the target: {', '.join(lags[:3])}{', ...' if len(lags) > 3 else ''}"} \
+                if lags and self._roots(x) else temporal
         cutoff = date_cutoff(self.tree) if calendar and not ordered and not temporal else None
         whole_series = grouped and not calendar  # GroupKFold by breath_id: each series whole on one side
         if not ordered and not whole_series and (temporal or cutoff is not None):  # timeorder.py: policy and why

@@ -25,7 +25,10 @@ held-out predictions (:func:`~.stackfits._held_labels`, :func:`~.stackfits._held
 helper given ``Y`` where one metric argument's parameters are and, where the other's are, a value built from
 ``m``'s learnt parameters (``m.coef_``, ``m.coefficients()``, ``m.thresholds_``) or its predictions for ``P``:
 ``trained_on_test`` at the fit. A rounder fitted on the training part's predictions, or whose cuts are scored on
-other labels, stays silent, as does a helper given fixed cuts.
+other labels, stays silent, as does a helper given fixed cuts. A fit given rows and labels named for validation
+while the program scores a part named for testing (``calibrator.fit(p_val, y_val)`` beside ``evaluate("test",
+y_test, p_test)``) is the validation step of a three-way design and stays silent, as in :mod:`.stackfits`
+(:func:`~.valparams.validation_fit`).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ import ast
 from faultlib.detect.data.leakage.stackfits import (
     Binds, StackedFit, _binds, _from_model, _held_labels, _held_out, _metric, _norm, _scopes, selection_base)
 from faultlib.detect.data.leakage.targets import call_name
+from faultlib.detect.data.leakage.valparams import validation_fit
 
 __all__ = ["helper_scored_fits", "scoring_helpers"]
 
@@ -127,6 +131,8 @@ def helper_scored_fits(tree: ast.Module) -> list[StackedFit]:
             if not (_held_labels(labels) or _held_out(inputs, binds, held)) or not isinstance(
                     selection_base(labels), ast.Name):
                 continue
+            if validation_fit(tree, fit):
+                continue  # the validation step of a three-way design, beside a scored test part (valparams.py)
             model = fit.func.value.id
             for call in (c for c in calls if c.lineno >= fit.lineno):
                 if _scores_fit(call, helpers, model, _norm(labels), _norm(inputs), binds, fit.lineno):

@@ -18,6 +18,11 @@ How it is read: the terms of ``test_fold`` (``a + b``, ``np.concatenate([a, b])`
 of a split (or rows named for held-out rows, and not for validation) and the
 search is fitted on rows that hold it, the fit is reported. A held-out fold built from a validation part
 (``X_val``, the second part of a split of training rows) is the documented use and stays silent.
+
+The fold numbers may also be a marker column of the stacked rows: each part gets a constant column before the
+stack (``X_train['fold'] = -1; X_test['fold'] = 0; stack = pd.concat([X_train, X_test])``) and
+``PredefinedSplit(stack['fold'])`` reads it back. A part of the stack whose marker is not ``-1`` is held out, as
+with the length terms above.
 """
 
 from __future__ import annotations
@@ -98,6 +103,26 @@ def _fold_term(term: ast.expr) -> tuple[int, ast.expr] | None:
     return None
 
 
+def _marker_column(expr: ast.expr | None) -> tuple[str, str] | None:
+    """``(S, column)`` for ``S['column']``, a column of a named table; ``None`` for anything else."""
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and \
+            isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
+        return expr.value.id, expr.slice.value
+    return None
+
+
+def _marked_parts(tree: ast.AST, stacked: set[str], column: str) -> list[tuple[int, ast.Name]]:
+    """``(fold, P)`` for every ``P['column'] = k`` (``k`` a number) of a part ``P`` stacked into the search rows."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            marker = _marker_column(node.targets[0])
+            fold = _number(node.value)
+            if marker is not None and marker[0] in stacked and marker[1] == column and fold is not None:
+                out.append((fold, node.targets[0].value))  # type: ignore[attr-defined]
+    return out
+
+
 class PredefinedFolds:
     """``tuned_on_test`` for a search whose ``PredefinedSplit`` holds out the test part (see the module docstring);
     needs ``_bindings``, ``_expr``, ``_note_selection``, ``report`` and ``smap`` from the analyzer."""
@@ -116,8 +141,24 @@ class PredefinedFolds:
                         value = as_data(self._expr(found[1], frame))
                         if value is not None:
                             held.append((ast.unparse(found[1]), value))
+            held += self._marked_held(fold, frame)
             est.options["held_out"] = held
         return est
+
+    def _marked_held(self, fold: ast.expr | None, frame: Any) -> list[tuple[str, Data]]:
+        """The parts held out by a marker-column ``test_fold`` (``stack['fold']``, see the module docstring)."""
+        marker = _marker_column(fold)
+        stack = self._bindings.get(marker[0], []) if marker is not None else []
+        if marker is None or not stack or stack[-1] is None:
+            return []
+        stacked = {t.id for term in _terms(stack[-1]) for t in ast.walk(term) if isinstance(t, ast.Name)}
+        held, seen = [], set()
+        for number, part in _marked_parts(self.tree, stacked, marker[1]):  # type: ignore[attr-defined]
+            value = as_data(self._expr(part, frame)) if number != -1 and part.id not in seen else None
+            if value is not None:
+                seen.add(part.id)
+                held.append((part.id, value))
+        return held
 
     def _search_fitted(self, est: Est, x: Data, node: ast.Call, frame: Any) -> None:
         """``search.fit(x, y)``: remembered as a selection (:mod:`.scoring`); reported when its predefined

@@ -105,12 +105,28 @@ def _root_name(node: ast.expr | None) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def _scoring_call(call: ast.Call, helpers: frozenset[str]) -> bool:
+    """A call named for scoring (a metric, a report), or a call of one of the program's own functions that score
+    (``helpers``)."""
+    name = call_name(call)
+    return any(w in name.lower() for w in _SCORING) or name in helpers
+
+
+def _scoring_helpers(tree: ast.AST) -> frozenset[str]:
+    """The program's own functions whose body calls a metric (``def eval_split(name, y, p): return {"auc":
+    roc_auc_score(y, p), ...}``): a call of one scores what it is handed, as the metric inside would."""
+    return frozenset(f.name for f in walk_once(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and
+                     any(isinstance(c, ast.Call) and _scoring_call(c, frozenset()) for c in ast.walk(f)))
+
+
 def _test_part_scores(tree: ast.AST) -> tuple[int, ...]:
     """Lines of the calls named for scoring that are handed a part named for testing (``f1_score(y_test, pred)``,
-    ``evaluate(model, X_test)``), not for validation."""
+    ``evaluate(model, X_test)``), not for validation; a call of the program's own scoring function counts
+    (``eval_split("test", y_test, p_test)``, see :func:`_scoring_helpers`)."""
     out = []
+    helpers = _scoring_helpers(tree)
     for n in walk_once(tree):
-        if isinstance(n, ast.Call) and any(w in call_name(n).lower() for w in _SCORING):
+        if isinstance(n, ast.Call) and _scoring_call(n, helpers):
             names = {a.id for arg in [*n.args, *(k.value for k in n.keywords)] for a in ast.walk(arg)
                      if isinstance(a, ast.Name)}
             if any(looks_like_test(w) and not looks_like_validation(w) and not looks_like_train(w) for w in names):

@@ -1,0 +1,51 @@
+"""Columns named as lags of the target, for the static leakage analysis's ``shuffled_time_split``.
+
+A pipeline of notebooks builds its lag features in one notebook and splits in the next: the first sorts the rows
+of each player by season and round and adds ``points_lag_1`` ... ``points_lag_10`` with ``groupby(...).shift(k)``,
+writes the table to a file, and the second reads it, keeps those columns beside the target ``total_points`` and
+splits the rows with a shuffled ``train_test_split``. The series is out of sight of the splitting script, but the
+script names it: a column called ``<target>_lag_<k>`` (or ``lag_<k>_<target>``, ``prev_<target>``) is, by the
+convention of feature engineering for forecasting, the target ``k`` steps earlier (Hyndman & Athanasopoulos,
+*Forecasting: Principles and Practice*, 3rd ed., section 7.4, "lagged predictors"). A later training row's lag is
+then a scored row's label, as with a ``shift`` in the script itself (:mod:`.timeorder`'s policy).
+
+Recognised (:func:`lagged_target_columns`): a string constant of the program whose name tokens hold a lag word
+(``lag``, ``lagged``, ``prev``, ``previous``, ``shifted``) and, besides lag words and numbers, a word of a target
+column's name (``points`` of ``total_points``; generic words such as ``total`` or ``count`` do not count). The
+columns are shown as the rows' time-ordered features when the script computes none itself; a split that keeps time
+order, or folds of whole series, stays silent as before.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from faultlib.detect.data.leakage import vocab
+from faultlib.pyflow.walk import walk_once
+
+__all__ = ["lagged_target_columns"]
+
+#: words of a column name that make it an earlier value of another column
+_LAG_WORDS = frozenset({"lag", "lagged", "prev", "previous", "shifted"})
+#: words of a target's name too generic to tie a column to it
+_GENERIC = frozenset({"total", "count", "num", "number", "value", "values", "is", "has", "target", "label", "y",
+                      "class", "sum", "mean", "avg", "new", "final", "all"})
+
+
+def _words(name: str) -> set[str]:
+    return {t.lower() for t in vocab.name_tokens(name) if len(t) > 1 and not t.isdigit()}
+
+
+def lagged_target_columns(tree: ast.AST, targets: Iterable[str]) -> list[str]:
+    """The string constants of ``tree`` that name a lag of a target column (see the module docstring), sorted."""
+    target_words = set().union(*(_words(t) for t in targets if isinstance(t, str))) - _GENERIC
+    if not target_words:
+        return []
+    out = set()
+    for node in walk_once(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 60:
+            words = _words(node.value)
+            if words & _LAG_WORDS and (words - _LAG_WORDS) & target_words:
+                out.add(node.value)
+    return sorted(out)
