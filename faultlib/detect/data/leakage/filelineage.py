@@ -18,7 +18,11 @@ after three assignments, at the third ``test = test...`` step, and the predictio
 :func:`from_file` follows a name back to a file reader (:data:`~.vocab.FILE_READERS`):
 
 * a rebinding of the same name from itself (``test = test.drop(...)``, ``test = f(..., test)``) is one step of
-  the same rows and costs no depth (each step lies strictly earlier, so the walk ends);
+  the same rows and costs no depth: it looks only at the bindings strictly earlier, so the walk ends. With none
+  earlier, the name held rows the table of bindings does not record (an unpacking such as ``a, b = np.array_split(
+  test, 2)``, a parameter), read as a name never bound. Stop 57 (a notebook's ``test_1 = test_1.merge(...)`` in a
+  loop, after such an unpacking): the walk went back to the same binding without end, and the recursion error cut
+  off the whole analysis;
 * a call of one of the module's functions whose body selects no rows (no slice, ``iloc``/``loc``, ``head``/
   ``tail``/``query``, ``train_test_split``, a comparison mask) holds the rows of its table arguments: every
   variable it is given must come from a file (string and number arguments are column names and settings);
@@ -89,13 +93,14 @@ class FileLineage:
         self._modules = imported_names(tree)
         self._unpacked_cuts, self._keeping = tree_fact(tree, _module_facts)
 
-    def from_file(self, name: str, line: int, depth: int = _DEPTH) -> bool:
-        """``name`` holds, at ``line``, rows read from a file of their own (or rows the module never binds)."""
+    def from_file(self, name: str, line: int, depth: int = _DEPTH, *, earlier: bool = False) -> bool:
+        """``name`` holds, at ``line``, rows read from a file of their own (or rows the module never binds);
+        ``earlier``: only its bindings before ``line`` count (one step back along a rebinding of itself)."""
         plain = [(at, value) for at, into, value in self._binds.get(name, []) if not into]  # not t['col'] = 0
         before = [b for b in plain if b[0] < line]
         if not plain and name in self._unpacked_cuts:
             return False  # a part a split unpacked into it
-        if not plain or not before and depth < _DEPTH:  # never bound, or not before the assignment that reads it
+        if not plain or not before and (depth < _DEPTH or earlier):  # never bound, or not before the reading one
             return True
         for at, value in before[-1:] or plain:
             if row_cut(value):
@@ -116,7 +121,7 @@ class FileLineage:
             return True
         if isinstance(value, ast.Name):
             if value.id == name:  # test = test.drop(...): the same rows, one step earlier
-                return self.from_file(name, at, depth)
+                return self.from_file(name, at, depth, earlier=True)
             return bool(depth) and self.from_file(value.id, at, depth - 1)
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self._keeping:
             return self._arguments_from_file(value, name, at, depth)

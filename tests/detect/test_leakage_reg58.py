@@ -1,0 +1,51 @@
+"""Labelled leaks lost between stop 56's and stop 57's rules (issue 17, regressions found at stop 58), both
+directions. Every example is a small script written for this test (no public code)."""
+
+from __future__ import annotations
+
+from tests.detect.test_leakage_crossmodule import _alarms, _write
+
+
+def _lines(tmp_path, name: str, body: str, kinds: tuple[str, ...]) -> set[int]:
+    """The lines of ``kinds`` alarms in the script ``body`` written as ``name``."""
+    _write(tmp_path, {name: body})
+    return {line for kind, _, line in _alarms(tmp_path, name) if kind in kinds}
+
+
+# --- a rebinding of a name from itself whose first value came from an unpacking (filelineage.py) ---------------
+
+#: the unlabelled board file is cut in chunks by an unpacking, the first chunk merged with extra tables in a loop
+#: (``test_a = test_a.merge(...)``: its only recorded binding), then predicted; the booster stops on the validation part
+#: and prints its score every 50 rounds: that log is the only result shown
+CHUNKED_BOARD = """\
+import lightgbm as lgb
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+clicks = pd.read_csv("clicks.csv")
+board = pd.read_csv("board.csv")
+extras = [pd.read_csv("by_app.csv"), pd.read_csv("by_os.csv")]
+X = clicks.drop(columns="bought")
+y = clicks["bought"]
+X_fit, X_valid, y_fit, y_valid = train_test_split(X, y, test_size=0.2)
+d_fit = lgb.Dataset(X_fit, y_fit)
+d_watch = lgb.Dataset(X_valid, y_valid, reference=d_fit)
+booster = lgb.train({{"metric": "auc"}}, d_fit, 3000, valid_sets=[d_watch], early_stopping_rounds=40,
+                    verbose_eval=50)
+{chunk}
+for extra in extras:
+    test_a = test_a.merge(extra, on="app", how="left")
+pd.DataFrame({{"bought": booster.predict(test_a[X.columns])}}).to_csv("out.csv", index=False)
+"""
+
+
+def test_a_stop_whose_log_is_alone_when_a_chunk_of_the_test_file_is_merged_in_a_loop(tmp_path):
+    body = CHUNKED_BOARD.format(chunk="test_a, test_b = np.array_split(board, 2)")
+    assert 14 in _lines(tmp_path, "clicks.py", body, ("tuned_on_test",))
+    assert not _lines(tmp_path, "clicks.py", body, ("analysis_incomplete",))
+
+
+def test_a_chunk_cut_from_the_labelled_rows_merged_in_a_loop_is_no_test_file(tmp_path):
+    body = CHUNKED_BOARD.format(chunk="test_a = X.tail(1000)")
+    assert not _lines(tmp_path, "clicks.py", body, ("tuned_on_test", "analysis_incomplete"))
