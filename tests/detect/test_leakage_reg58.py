@@ -49,3 +49,35 @@ def test_a_stop_whose_log_is_alone_when_a_chunk_of_the_test_file_is_merged_in_a_
 def test_a_chunk_cut_from_the_labelled_rows_merged_in_a_loop_is_no_test_file(tmp_path):
     body = CHUNKED_BOARD.format(chunk="test_a = X.tail(1000)")
     assert not _lines(tmp_path, "clicks.py", body, ("tuned_on_test", "analysis_incomplete"))
+
+
+# --- the test side of a stack cut back by its origin mark (filelineage.py) --------------------------------------
+
+#: one file holds the labelled rows and the competition's test rows, told apart by a column; the booster stops on a
+#: validation split of the labelled side, prints its score every 10 rounds, and predicts the other side
+MARKED_STACK = """\
+import pandas as pd
+import xgboost as xgb
+from sklearn.model_selection import train_test_split
+
+stack = pd.read_csv("passengers_all.csv")
+known = stack[stack.origin == "train"]
+other = stack[stack.origin == {side!r}]
+cols = [c for c in stack.columns if c not in ("origin", "survived")]
+X_fit, X_valid, y_fit, y_valid = train_test_split(known[cols], known["survived"], test_size=0.2)
+m_fit = xgb.DMatrix(X_fit, label=y_fit)
+m_valid = xgb.DMatrix(X_valid, label=y_valid)
+X_test = other[cols]
+booster = xgb.train({{"eval_metric": "auc"}}, m_fit, 4000, [(m_fit, "fit"), (m_valid, "valid")],
+                    early_stopping_rounds=30, verbose_eval=10)
+other["survived"] = booster.predict(xgb.DMatrix(X_test))
+other[["survived"]].to_csv("out.csv")
+"""
+
+
+def test_a_stop_whose_log_is_alone_when_the_test_side_of_a_marked_stack_is_predicted(tmp_path):
+    assert 13 in _lines(tmp_path, "stack.py", MARKED_STACK.format(side="test"), ("tuned_on_test",))
+
+
+def test_predicting_a_labelled_side_of_a_marked_stack_is_scoring_by_eye(tmp_path):
+    assert not _lines(tmp_path, "stack.py", MARKED_STACK.format(side="valid"), ("tuned_on_test",))

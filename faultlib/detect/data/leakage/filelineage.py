@@ -29,6 +29,11 @@ after three assignments, at the third ``test = test...`` step, and the predictio
 * a library's function (``xgb.DMatrix(X_te)``, ``np.log1p(frame)``) holds the rows of its table arguments, never
   the rows of the module it is called from;
 * any row selection on the way (``t[:n]``, ``t[t.year >= 2020]``, ``t.tail(n)``) is a part cut from the data.
+  Except the test side of a stack cut back by its origin mark (``base[base.Dataset == 'test']``): a script that
+  stacks the training and the competition's test file under a column naming each row's table and cuts the stack
+  back by it holds the test file's rows again (:mod:`.partflags` reads the same mark for the rows' values). Only
+  ``==`` against the string ``'test'`` or ``'submission'`` is read: ``'valid'`` may name a labelled part. Stop 57 (a
+  Titanic script predicting such a side): read as a labelled part predicted by eye, which silenced its stop.
 
 A name unpacked from a split (``a, b, c, d = train_test_split(X, y)``, ``for tr, te in kf.split(X)``) is a part. A name the module never binds
 otherwise (a parameter) counts as a file's rows, as before: it is no part the script cut.
@@ -60,6 +65,24 @@ def row_cut(node: ast.expr) -> bool:
         n = n.value if isinstance(n, (ast.Subscript, ast.Attribute)) else \
             n.func if isinstance(n, ast.Call) else None
     return False
+
+
+#: the values of an origin mark that name the competition's unlabelled file
+_TEST_SIDES = frozenset({"test", "submission"})
+
+
+def _test_side(node: ast.expr) -> bool:
+    """``node`` is ``t[t.col == 'test']`` (a chain of column selections and calls on it allowed): the test side of
+    a stack cut back by its origin mark (see the module docstring)."""
+    while isinstance(node, (ast.Attribute, ast.Call)) or isinstance(node, ast.Subscript) and not isinstance(
+            node.slice, ast.Compare):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Compare) and row_cut(node)):
+        return False
+    mask = node.slice
+    side = mask.comparators[0] if len(mask.ops) == 1 and isinstance(mask.ops[0], ast.Eq) else None
+    return isinstance(side, ast.Constant) and isinstance(side.value, str) and side.value.lower() in _TEST_SIDES \
+        and isinstance(mask.left, (ast.Attribute, ast.Subscript)) and not row_cut(node.value)
 
 
 def _cutting(fn: ast.AST) -> bool:
@@ -103,7 +126,7 @@ class FileLineage:
         if not plain or not before and (depth < _DEPTH or earlier):  # never bound, or not before the reading one
             return True
         for at, value in before[-1:] or plain:
-            if row_cut(value):
+            if row_cut(value) and not _test_side(value):
                 return False
             if not self._value_from_file(value, name, at, depth):
                 return False
