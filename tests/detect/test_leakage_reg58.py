@@ -81,3 +81,64 @@ def test_a_stop_whose_log_is_alone_when_the_test_side_of_a_marked_stack_is_predi
 
 def test_predicting_a_labelled_side_of_a_marked_stack_is_scoring_by_eye(tmp_path):
     assert not _lines(tmp_path, "stack.py", MARKED_STACK.format(side="valid"), ("tuned_on_test",))
+
+
+# --- a project transformer whose fit is empty but whose transform learns (idlefits.py) -------------------------
+
+#: a step with an empty fit, fitted on the training part before a search's folds; {transform} is its transform body
+EMPTY_FIT = """\
+import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.impute import SimpleImputer
+from sklearn.model_selection import RandomizedSearchCV, train_test_split
+from sklearn.pipeline import Pipeline
+
+
+class FillGaps(BaseEstimator, TransformerMixin):
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        num = X.select_dtypes("number").columns
+        {transform}
+        return X
+
+
+homes = pd.read_csv("homes.csv")
+X_train, X_test, y_train, y_test = train_test_split(homes.drop(columns="price"), homes["price"], test_size=0.2)
+prep = Pipeline([("fill", FillGaps())])
+X_ready = prep.fit_transform(X_train)
+search = RandomizedSearchCV(RandomForestRegressor(), {{"max_depth": [4, 8, None]}}, cv=4, n_iter=3)
+search.fit(X_ready, y_train)
+print(search.best_score_)
+"""
+
+
+def test_a_transform_that_fits_an_imputer_on_its_rows_is_a_fit_before_the_folds(tmp_path):
+    body = EMPTY_FIT.format(transform='X[num] = SimpleImputer(strategy="median").fit_transform(X[num])')
+    assert 22 in _lines(tmp_path, "homes.py", body, ("fit_outside_cv",))
+
+
+def test_a_transform_that_takes_a_mean_of_its_rows_is_a_fit_before_the_folds(tmp_path):
+    body = EMPTY_FIT.format(transform='X["area"] = X["area"].fillna(X["area"].mean())')
+    assert 22 in _lines(tmp_path, "homes.py", body, ("fit_outside_cv",))
+
+
+def test_a_transform_that_only_computes_row_by_row_learns_nothing(tmp_path):
+    body = EMPTY_FIT.format(transform='X[num] = X[num].fillna(0).clip(lower=0)')
+    assert not _lines(tmp_path, "homes.py", body, ("fit_outside_cv", "fit_before_split"))
+
+
+def test_a_fit_that_counts_words_over_its_rows_learns():
+    import ast
+
+    from faultlib.detect.data.leakage.idlefits import idle_fit
+
+    def fit_of(body: str) -> ast.FunctionDef:
+        return ast.parse(f"def fit(self, X, y=None):\n{body}\n    return self").body[0]  # type: ignore[return-value]
+
+    vocabulary = ("    total = Counter()\n    for counts in X:\n        for word, n in counts.items():\n"
+                  "            total[word] += n\n    self.vocab_ = {w: i for i, (w, _) in enumerate(total.most_common())}")
+    assert not idle_fit(fit_of(vocabulary))
+    assert idle_fit(fit_of("    self.cols_ = []\n    for c in X.columns:\n        self.cols_.append(c)"))
