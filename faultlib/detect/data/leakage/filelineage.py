@@ -18,13 +18,22 @@ after three assignments, at the third ``test = test...`` step, and the predictio
 :func:`from_file` follows a name back to a file reader (:data:`~.vocab.FILE_READERS`):
 
 * a rebinding of the same name from itself (``test = test.drop(...)``, ``test = f(..., test)``) is one step of
-  the same rows and costs no depth (each step lies strictly earlier, so the walk ends);
+  the same rows and costs no depth: it looks only at the bindings strictly earlier, so the walk ends. With none
+  earlier, the name held rows the table of bindings does not record (an unpacking such as ``a, b = np.array_split(
+  test, 2)``, a parameter), read as a name never bound. Stop 57 (a notebook's ``test_1 = test_1.merge(...)`` in a
+  loop, after such an unpacking): the walk went back to the same binding without end, and the recursion error cut
+  off the whole analysis;
 * a call of one of the module's functions whose body selects no rows (no slice, ``iloc``/``loc``, ``head``/
   ``tail``/``query``, ``train_test_split``, a comparison mask) holds the rows of its table arguments: every
   variable it is given must come from a file (string and number arguments are column names and settings);
 * a library's function (``xgb.DMatrix(X_te)``, ``np.log1p(frame)``) holds the rows of its table arguments, never
   the rows of the module it is called from;
 * any row selection on the way (``t[:n]``, ``t[t.year >= 2020]``, ``t.tail(n)``) is a part cut from the data.
+  Except the test side of a stack cut back by its origin mark (``base[base.Dataset == 'test']``): a script that
+  stacks the training and the competition's test file under a column naming each row's table and cuts the stack
+  back by it holds the test file's rows again (:mod:`.partflags` reads the same mark for the rows' values). Only
+  ``==`` against the string ``'test'`` or ``'submission'`` is read: ``'valid'`` may name a labelled part. Stop 57 (a
+  Titanic script predicting such a side): read as a labelled part predicted by eye, which silenced its stop.
 
 A name unpacked from a split (``a, b, c, d = train_test_split(X, y)``, ``for tr, te in kf.split(X)``) is a part. A name the module never binds
 otherwise (a parameter) counts as a file's rows, as before: it is no part the script cut.
@@ -58,6 +67,24 @@ def row_cut(node: ast.expr) -> bool:
     return False
 
 
+#: the values of an origin mark that name the competition's unlabelled file
+_TEST_SIDES = frozenset({"test", "submission"})
+
+
+def _test_side(node: ast.expr) -> bool:
+    """``node`` is ``t[t.col == 'test']`` (a chain of column selections and calls on it allowed): the test side of
+    a stack cut back by its origin mark (see the module docstring)."""
+    while isinstance(node, (ast.Attribute, ast.Call)) or isinstance(node, ast.Subscript) and not isinstance(
+            node.slice, ast.Compare):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Compare) and row_cut(node)):
+        return False
+    mask = node.slice
+    side = mask.comparators[0] if len(mask.ops) == 1 and isinstance(mask.ops[0], ast.Eq) else None
+    return isinstance(side, ast.Constant) and isinstance(side.value, str) and side.value.lower() in _TEST_SIDES \
+        and isinstance(mask.left, (ast.Attribute, ast.Subscript)) and not row_cut(node.value)
+
+
 def _cutting(fn: ast.AST) -> bool:
     """The function selects rows somewhere in its body (a split, a slice, a mask): its result may be a part."""
     return any(isinstance(n, (ast.Subscript, ast.Call)) and row_cut(n) for n in ast.walk(fn))
@@ -89,16 +116,17 @@ class FileLineage:
         self._modules = imported_names(tree)
         self._unpacked_cuts, self._keeping = tree_fact(tree, _module_facts)
 
-    def from_file(self, name: str, line: int, depth: int = _DEPTH) -> bool:
-        """``name`` holds, at ``line``, rows read from a file of their own (or rows the module never binds)."""
+    def from_file(self, name: str, line: int, depth: int = _DEPTH, *, earlier: bool = False) -> bool:
+        """``name`` holds, at ``line``, rows read from a file of their own (or rows the module never binds);
+        ``earlier``: only its bindings before ``line`` count (one step back along a rebinding of itself)."""
         plain = [(at, value) for at, into, value in self._binds.get(name, []) if not into]  # not t['col'] = 0
         before = [b for b in plain if b[0] < line]
         if not plain and name in self._unpacked_cuts:
             return False  # a part a split unpacked into it
-        if not plain or not before and depth < _DEPTH:  # never bound, or not before the assignment that reads it
+        if not plain or not before and (depth < _DEPTH or earlier):  # never bound, or not before the reading one
             return True
         for at, value in before[-1:] or plain:
-            if row_cut(value):
+            if row_cut(value) and not _test_side(value):
                 return False
             if not self._value_from_file(value, name, at, depth):
                 return False
@@ -116,7 +144,7 @@ class FileLineage:
             return True
         if isinstance(value, ast.Name):
             if value.id == name:  # test = test.drop(...): the same rows, one step earlier
-                return self.from_file(name, at, depth)
+                return self.from_file(name, at, depth, earlier=True)
             return bool(depth) and self.from_file(value.id, at, depth - 1)
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self._keeping:
             return self._arguments_from_file(value, name, at, depth)

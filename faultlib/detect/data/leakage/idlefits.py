@@ -31,7 +31,16 @@ call in it reads its data parameters (and the locals computed from them) only as
   ``set``/``list``/``enumerate`` or a comprehension builds from those levels.
 
 A ``fit`` that calls anything else on the rows (``self.scaler.fit(X)``, ``X.mean()``, ``X[c].quantile(...)``) or a
-class that writes its own ``fit_transform`` keeps the old reading: a transformer that learns.
+class that writes its own ``fit_transform`` keeps the old reading: a transformer that learns. So does a ``fit`` that
+loops over its rows (``for counts in X: total.update(counts)``): the loop variable is a row, and what is built from
+it (a vocabulary of the most common words) a statistic of the values.
+
+A ``transform`` can learn too: a step whose ``fit`` is ``return self`` but whose ``transform`` fits an estimator on the
+rows it is given (``SimpleImputer().fit_transform(X)``, ``self.encoder.fit(X, y)``) or computes a statistic of them
+(``X[c].mean()``, ``pd.get_dummies(X)``: the category set) refits on every call, so ``pipe.fit_transform(X)`` learns
+from ``X`` all the same (:func:`learning_transform`). Stop 57 (an imputing pipeline, a target encoder and a
+feature-engineering step of public notebooks, all with an empty ``fit``): read as idle, their fits before a split or a
+cross-validation went silent.
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.pairreturns import OPTION as TUPLE_RETURNS, tuple_roles
 from faultlib.detect.data.leakage.values import Est
 
@@ -94,10 +104,38 @@ def _self_write(target: ast.expr) -> bool:
     return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
 
 
+#: calls that fit an estimator on the rows they are given
+_FITS = frozenset({"fit", "fit_transform", "fit_predict", "fit_resample"})
+#: statistics of the rows a transform may compute on every call (besides vocab.STATISTICS)
+_ROW_STATISTICS = frozenset({"get_dummies", "value_counts", "nunique"})
+
+
+def learning_transform(fn: ast.FunctionDef) -> bool:
+    """``fn`` (a class's ``transform``) fits an estimator on its rows or computes a statistic of them (a method of
+    them or of a value computed from them, or a library function given them): see the module docstring."""
+    reads = _Reads(_params(fn))
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and reads.values(node.value):
+            reads.rows |= {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        name = node.func.attr
+        args = [*node.args, *(k.value for k in node.keywords)]
+        if name in _FITS and any(reads.values(a) for a in args):
+            return True  # SimpleImputer().fit_transform(X[num]), self.encoder.fit(X[cols], y)
+        if name in vocab.STATISTICS | _ROW_STATISTICS and (reads.values(node.func.value) or any(
+                reads.values(a) for a in args)):
+            return True  # X[c].mean(), np.median(X[c]), pd.get_dummies(X[cols])
+    return False
+
+
 def idle_fit(fn: ast.FunctionDef) -> bool:
     """``fn`` (a class's ``fit``) learns nothing from its rows (see the module docstring)."""
     reads = _Reads(_params(fn))
     for node in ast.walk(fn):
+        if isinstance(node, (ast.For, ast.comprehension)) and reads.values(node.iter):
+            reads.rows |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}  # for row in X: a row
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if reads.values(node.value):
@@ -121,13 +159,14 @@ class IdleFits:
     learns nothing is an estimator that does not preprocess (see the module docstring)."""
 
     def _class_value(self, cls: Any) -> Any:
-        fit = cls.methods.get("fit")
+        fit, transform = cls.methods.get("fit"), cls.methods.get("transform")
         transformer = bool(_TRANSFORMER_BASES & cls.bases) or {"fit", "transform"} <= set(cls.methods)
         if transformer and fit is not None and "fit_transform" not in cls.methods and \
-                isinstance(fit.node, ast.FunctionDef) and idle_fit(fit.node):
+                isinstance(fit.node, ast.FunctionDef) and idle_fit(fit.node) and not (
+                isinstance(getattr(transform, "node", None), ast.FunctionDef) and learning_transform(transform.node)):
             return Est(cls.node.name, "transformer", preprocessing=False,
                        options={TUPLE_RETURNS: tuple_roles(cls.methods)})
         return super()._class_value(cls)  # type: ignore[misc]
 
 
-__all__ = ["IdleFits", "idle_fit"]
+__all__ = ["IdleFits", "idle_fit", "learning_transform"]
