@@ -1,0 +1,79 @@
+"""The static leakage analysis on kinds held-out waves 101-103 missed (issue 17, stop 58), in both directions:
+
+* blend weights kept in a dictionary, one per entry of a dictionary of test predictions, set from each entry's error
+  on the test labels: found where the test labels set them; set on a validation part, or the errors only printed
+  beside an equal blend, they are not (errorweights.py).
+
+Every example is written for this test."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.detect.test_leakage_kinds import alarms
+
+#: three regressors of a time-ordered split, a validation part carved from the training rows
+MEMBERS = """\
+        from sklearn.ensemble import RandomForestRegressor, ExtraTreesRegressor
+        from sklearn.metrics import mean_absolute_error, mean_squared_error
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, shuffle=False)
+        X_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, test_size=0.2, shuffle=False)
+        members = {"ridge": Ridge(), "forest": RandomForestRegressor(), "extra": ExtraTreesRegressor()}
+        for key, est in members.items():
+            est.fit(X_fit, y_fit)
+"""
+
+LEAKS = {
+    # inverse test errors as weights, a comprehension per dictionary, the blend scored on the same rows
+    "dict_blend_weights_from_test_errors": (MEMBERS + """\
+        outputs = {key: est.predict(X_te) for key, est in members.items()}
+        misses = {key: mean_absolute_error(y_te, out) for key, out in outputs.items()}
+        inverse = {key: 1.0 / misses[key] for key in misses}
+        norm = sum(inverse.values())
+        share = {key: inverse[key] / norm for key in inverse}
+        mixed = sum(outputs[key] * share[key] for key in outputs)
+        print(mean_absolute_error(y_te, mixed))
+""", [("tuned_on_test", 9)]),
+    # the same errors stored by a loop, the entries read by key
+    "dict_blend_weights_from_test_errors_in_a_loop": (MEMBERS + """\
+        outputs = {key: est.predict(X_te) for key, est in members.items()}
+        misses = {}
+        for key in outputs:
+            misses[key] = mean_squared_error(y_te, outputs[key])
+        total = sum(1 / m for m in misses.values())
+        mixed = sum(outputs[k] * (1 / misses[k]) / total for k in outputs)
+        print(mean_squared_error(y_te, mixed))
+""", [("tuned_on_test", 11)]),
+}
+
+HEALTHY = {
+    # the weights set from errors on the validation rows, the blend scored once on the test rows
+    "dict_blend_weights_from_validation_errors": MEMBERS + """\
+        checks = {key: est.predict(X_val) for key, est in members.items()}
+        misses = {key: mean_absolute_error(y_val, out) for key, out in checks.items()}
+        inverse = {key: 1.0 / misses[key] for key in misses}
+        share = {key: inverse[key] / sum(inverse.values()) for key in inverse}
+        outputs = {key: est.predict(X_te) for key, est in members.items()}
+        mixed = sum(outputs[key] * share[key] for key in outputs)
+        print(mean_absolute_error(y_te, mixed))
+""",
+    # each member's test error shown beside an equal blend
+    "dict_test_errors_printed_beside_an_equal_blend": MEMBERS + """\
+        outputs = {key: est.predict(X_te) for key, est in members.items()}
+        misses = {key: mean_absolute_error(y_te, out) for key, out in outputs.items()}
+        print(misses)
+        mixed = sum(outputs[key] * (1 / len(outputs)) for key in outputs)
+        print(mean_absolute_error(y_te, mixed))
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAKS))
+def test_known58_leaks_found_at_their_line(tmp_path, name):
+    body, expected = LEAKS[name]
+    assert alarms(tmp_path, body) == expected
+
+
+@pytest.mark.parametrize("name", sorted(HEALTHY))
+def test_known58_look_alikes_silent(tmp_path, name):
+    assert alarms(tmp_path, HEALTHY[name]) == []
