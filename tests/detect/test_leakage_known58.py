@@ -2,7 +2,10 @@
 
 * blend weights kept in a dictionary, one per entry of a dictionary of test predictions, set from each entry's error
   on the test labels: found where the test labels set them; set on a validation part, or the errors only printed
-  beside an equal blend, they are not (errorweights.py).
+  beside an equal blend, they are not (errorweights.py);
+* a network class of the project whose ``fit`` takes its inputs as several arrays before the labels: a per-user mean
+  over the training and test tables stacked that reaches it only through its second input array is found; the same
+  mean over the training table alone, or the stacked one only printed, is not (ownmodels.py).
 
 Every example is written for this test."""
 
@@ -21,6 +24,28 @@ MEMBERS = """\
         members = {"ridge": Ridge(), "forest": RandomForestRegressor(), "extra": ExtraTreesRegressor()}
         for key, est in members.items():
             est.fit(X_fit, y_fit)
+"""
+
+#: a two-branch network written by hand (a graph fed batch by batch), and two tables of enrolments
+TWO_INPUTS = """\
+        from sklearn.metrics import roc_auc_score
+
+        class TwoBranch:
+            def __init__(self, epochs):
+                self.epochs = epochs
+
+            def fit(self, idx_train, val_train, y_train, idx_valid=None, val_valid=None, y_valid=None):
+                for _ in range(self.epochs):
+                    self.loss = self.sess.run(self.step, feed_dict={"i": idx_train, "v": val_train, "y": y_train})
+                return self
+
+            def predict(self, idx, val):
+                return self.sess.run(self.out, feed_dict={"i": idx, "v": val})
+
+        train = pd.read_csv("enrol_train.csv", index_col=0)
+        test = pd.read_csv("enrol_test.csv", index_col=0)
+        profile_train = np.asarray(pd.read_csv("profile_train.csv", index_col=0), dtype=int)
+        profile_test = np.asarray(pd.read_csv("profile_test.csv", index_col=0), dtype=int)
 """
 
 LEAKS = {
@@ -44,6 +69,20 @@ LEAKS = {
         mixed = sum(outputs[k] * (1 / misses[k]) / total for k in outputs)
         print(mean_squared_error(y_te, mixed))
 """, [("tuned_on_test", 11)]),
+    # per-user means over both tables stacked, reaching the network only as its second input array
+    "stack_statistic_reaching_a_handwritten_networks_second_input": (TWO_INPUTS + """\
+        def augment(first, second):
+            both = pd.concat([first, second])
+            per_user = both.groupby("username")[["clicks"]].mean()
+            per_user.columns = ["clicks_user"]
+            both = pd.merge(both, per_user, left_on="username", right_index=True)
+            return both.loc[first.index], both.loc[second.index]
+
+        train, test = augment(train, test)
+        net = TwoBranch(5)
+        net.fit(profile_train, np.asarray(train[["clicks_user"]]), np.asarray(train["truth"]))
+        print(roc_auc_score(test["truth"], net.predict(profile_test, np.asarray(test[["clicks_user"]]))))
+""", [("fit_on_test", 21)]),
 }
 
 HEALTHY = {
@@ -64,6 +103,23 @@ HEALTHY = {
         print(misses)
         mixed = sum(outputs[key] * (1 / len(outputs)) for key in outputs)
         print(mean_absolute_error(y_te, mixed))
+""",
+    # the per-user means of the training table only, mapped onto both
+    "training_statistic_reaching_a_handwritten_networks_second_input": TWO_INPUTS + """\
+        per_user = train.groupby("username")["clicks"].mean()
+        train["clicks_user"] = train["username"].map(per_user)
+        test["clicks_user"] = test["username"].map(per_user)
+        net = TwoBranch(5)
+        net.fit(profile_train, np.asarray(train[["clicks_user"]]), np.asarray(train["truth"]))
+        print(roc_auc_score(test["truth"], net.predict(profile_test, np.asarray(test[["clicks_user"]]))))
+""",
+    # the stacked means only looked at; the network reads the raw columns
+    "stack_statistic_only_printed_beside_a_handwritten_network": TWO_INPUTS + """\
+        both = pd.concat([train, test])
+        print(both.groupby("username")[["clicks"]].mean().describe())
+        net = TwoBranch(5)
+        net.fit(profile_train, np.asarray(train[["clicks"]]), np.asarray(train["truth"]))
+        print(roc_auc_score(test["truth"], net.predict(profile_test, np.asarray(test[["clicks"]]))))
 """,
 }
 
