@@ -5,7 +5,10 @@
   beside an equal blend, they are not (errorweights.py);
 * a network class of the project whose ``fit`` takes its inputs as several arrays before the labels: a per-user mean
   over the training and test tables stacked that reaches it only through its second input array is found; the same
-  mean over the training table alone, or the stacked one only printed, is not (ownmodels.py).
+  mean over the training table alone, or the stacked one only printed, is not (ownmodels.py);
+* the first row of a sorted table of every candidate's test scores taken as the model, which is then tuned or refit
+  and scored on the test rows again: found at that score; chosen on validation rows, only printed, or a fixed model
+  scored again, it is not (tablepicks.py).
 
 Every example is written for this test."""
 
@@ -48,6 +51,25 @@ TWO_INPUTS = """\
         profile_test = np.asarray(pd.read_csv("profile_test.csv", index_col=0), dtype=int)
 """
 
+#: a helper that scores a model on the rows it is handed, and one that sorts the records into a table
+COMPARE = """\
+        from sklearn.ensemble import RandomForestRegressor, ExtraTreesRegressor
+        from sklearn.metrics import mean_squared_error
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, random_state=1)
+        X_fit, X_val, y_fit, y_val = train_test_split(X_tr, y_tr, test_size=0.2, random_state=1)
+        makers = {"forest": RandomForestRegressor, "extra": ExtraTreesRegressor}
+
+        def rate(est, rows, truth, tag):
+            return {"model": tag, "rmse": mean_squared_error(truth, est.predict(rows)) ** 0.5}
+
+        def rank(records):
+            board = pd.DataFrame(records).set_index("model")
+            return board.sort_values("rmse")
+
+        forest = RandomForestRegressor().fit(X_tr, y_tr)
+        extra = ExtraTreesRegressor().fit(X_tr, y_tr)
+"""
+
 LEAKS = {
     # inverse test errors as weights, a comprehension per dictionary, the blend scored on the same rows
     "dict_blend_weights_from_test_errors": (MEMBERS + """\
@@ -83,6 +105,26 @@ LEAKS = {
         net.fit(profile_train, np.asarray(train[["clicks_user"]]), np.asarray(train["truth"]))
         print(roc_auc_score(test["truth"], net.predict(profile_test, np.asarray(test[["clicks_user"]]))))
 """, [("fit_on_test", 21)]),
+    # the helper's sorted table of test RMSEs: its first row is tuned, then scored on the test rows again
+    "first_row_of_sorted_test_scores_tuned_and_rescored": (COMPARE + """\
+        records = []
+        records.append(rate(forest, X_te, y_te, "forest"))
+        records.append(rate(extra, X_te, y_te, "extra"))
+        board = rank(records)
+        winner = board.index[0]
+        search = GridSearchCV(makers[winner](), {"max_depth": [4, 8, None]}, cv=3).fit(X_tr, y_tr)
+        print(rate(search.best_estimator_, X_te, y_te, "tuned " + winner))
+""", [("tuned_on_test", 22)]),
+    # the records of a loop over the candidates, ranked by the helper, the winner refit and predicted on the test rows
+    "first_row_of_ranked_test_scores_refit": (COMPARE + """\
+        records = []
+        for tag, est in [("forest", forest), ("extra", extra)]:
+            records.append(rate(est, X_te, y_te, tag))
+        table = rank(records)
+        top = table.iloc[0].name
+        final = makers[top](n_estimators=500).fit(X_tr, y_tr)
+        print(mean_squared_error(y_te, final.predict(X_te)))
+""", [("tuned_on_test", 22)]),
 }
 
 HEALTHY = {
@@ -120,6 +162,32 @@ HEALTHY = {
         net = TwoBranch(5)
         net.fit(profile_train, np.asarray(train[["clicks"]]), np.asarray(train["truth"]))
         print(roc_auc_score(test["truth"], net.predict(profile_test, np.asarray(test[["clicks"]]))))
+""",
+    # the table sorted by validation scores chooses; the chosen model is scored once on the test rows
+    "first_row_of_sorted_validation_scores_rescored_on_test": COMPARE + """\
+        forest.fit(X_fit, y_fit)
+        extra.fit(X_fit, y_fit)
+        records = [rate(forest, X_val, y_val, "forest"), rate(extra, X_val, y_val, "extra")]
+        board = rank(records)
+        winner = board.index[0]
+        final = makers[winner]().fit(X_tr, y_tr)
+        print(rate(final, X_te, y_te, winner))
+""",
+    # every candidate's test score shown in a sorted table, the leader only named
+    "sorted_test_scores_leader_only_printed": COMPARE + """\
+        records = [rate(forest, X_te, y_te, "forest"), rate(extra, X_te, y_te, "extra")]
+        board = rank(records)
+        print(board)
+        print("lowest test error:", board.index[0])
+""",
+    # a sorted table of test scores, then a model fixed in advance scored again
+    "sorted_test_scores_then_a_fixed_model_rescored": COMPARE + """\
+        records = [rate(forest, X_te, y_te, "forest"), rate(extra, X_te, y_te, "extra")]
+        board = rank(records)
+        leader = board.index[0]
+        print(leader)
+        bigger = RandomForestRegressor(n_estimators=800).fit(X_tr, y_tr)
+        print(rate(bigger, X_te, y_te, "forest 800"))
 """,
 }
 
