@@ -26,8 +26,8 @@ first one. The choice sits in no loop and keeps no running best, so :mod:`.choic
 * a *table*: a name assigned, after the records, from an expression reading them (or another table), that sorts
   them -- ``sort_values``/``sort_index``/``sorted``/``nsmallest``/``nlargest`` in the expression, or a call of a
   function of the module whose body sorts;
-* a *pick*: a name assigned from the table's first or last row by position (``table.index[0]``,
-  ``table.iloc[0]``, ``table.iloc[-1].name``) or from ``idxmin``/``idxmax`` of it;
+* a *pick*: a name assigned from a sorted table's first or last row by position (``table.index[0]``,
+  ``table.iloc[0]``, ``table.iloc[-1].name``), or from ``idxmin``/``idxmax`` of any table of the records;
 * the *rescoring*: a later call handed rows named for testing that reads the pick or a name assigned from it (through
   further assignments). The finding is at the first one, unless a ``tuned_on_test`` finding already lies between
   the first record and it (a loop of candidates read by :mod:`.choices`: one choice, one report).
@@ -100,11 +100,11 @@ def _sorts(value: ast.expr, sorting_functions: frozenset[str]) -> bool:
                                             and n.func.id in sorting_functions) for n in ast.walk(value))
 
 
-def _first_row_of(value: ast.expr, tables: set[str]) -> bool:
-    """``t.index[0]``, ``t.iloc[-1]``, ``t.iloc[0].name``, ``t['rmse'].idxmin()`` of a table ``t``."""
+def _first_row_of(value: ast.expr, sorted_tables: set[str], tables: set[str]) -> bool:
+    """``t.index[0]``, ``t.iloc[-1]``, ``t.iloc[0].name`` of a sorted table ``t``; ``t['rmse'].idxmin()`` of any."""
     for n in ast.walk(value):
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr in ("index", "iloc") \
-                and _names(n.value.value) & tables and _edge(n.slice):
+                and _names(n.value.value) & sorted_tables and _edge(n.slice):
             return True
         if isinstance(n, ast.Call) and _callee(n) in _BEST_LABELS and _names(n.func) & tables:
             return True
@@ -138,7 +138,7 @@ def _scope_picks(body: list[ast.stmt], sorting_functions: frozenset[str]) -> lis
                 continue
             reads = _names(value)
             if pick_line is None and reads & ({name} | tables):
-                if tables and _first_row_of(value, sorted_tables):
+                if _first_row_of(value, sorted_tables, tables | {name}):
                     picked, pick_line = _targets(s), s.lineno
                     continue
                 tables |= _targets(s)
