@@ -151,6 +151,7 @@ from faultlib.detect.data.leakage.registries import ModelRegistries
 from faultlib.detect.data.leakage.outliers import OutlierMasks
 from faultlib.detect.data.leakage.byuse import ByUse, detector_choice, is_detector_fit
 from faultlib.detect.data.leakage.kerasmodels import KerasModels, keras_constructors, keras_loops
+from faultlib.detect.data.leakage.ownmodels import OwnModels
 from faultlib.detect.data.leakage.libstores import LibraryStores
 from faultlib.detect.data.leakage.savehelpers import SaveHelpers
 from faultlib.detect.data.leakage.statlists import StatisticLists
@@ -175,6 +176,7 @@ from faultlib.detect.data.leakage.thresholds import ThresholdChoices
 from faultlib.detect.data.leakage.pairpicks import PairPicks
 from faultlib.detect.data.leakage.singlesamples import SingleSamples
 from faultlib.detect.data.leakage.reportpicks import ReportPicks
+from faultlib.detect.data.leakage.tablepicks import TablePicks
 from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, data_rows_child
 from faultlib.detect.data.leakage.values import as_data, maybe_data
@@ -221,7 +223,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, ScoredWeights, ScoreTables, ReportPicks, SpelledReports,
+class Analyzer(TablePicks, ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, ScoredWeights, ScoreTables, ReportPicks, SpelledReports,
                DeletedColumns, ColumnReads, ListedColumns, ShownPredictions,
                UnlabelledRows, BestItems, KeptNames, GuardedDrops, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
@@ -234,7 +236,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                TuningStops,
                IdleFits,
                FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, KerasTunerSearches, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
-               PairReturns, FoldRankings, ClusterScores, InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
+               PairReturns, FoldRankings, ClusterScores, InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, OwnModels, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, TransposedTables, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, GroupItems, ColumnItems,
                ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
                SplitReach, InheritedMethods, CachedResults, LibraryStores, SaveHelpers, RelabelledMembers, UncalledHelpers,
