@@ -26,7 +26,7 @@ import sys
 
 from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
 
-__all__ = ["client_kind", "name_guess", "project_client_kind"]
+__all__ = ["REFERENCE_BUILDERS", "client_kind", "name_guess", "project_client_kind"]
 
 MAX_CLASSES = 32
 """How many of the project's classes one lookup of third-party bases walks at most."""
@@ -75,6 +75,21 @@ NO_IO = frozenset({"close", "closed", "is_closed", "is_ready", "is_connected", "
 client's own loop from a script's main, never from a coroutine), and a data model's own methods. A method named
 ``get_..._client`` builds a sub-client without a request (``get_file_client``, ``get_blob_client``)."""
 
+REFERENCE_BUILDERS = frozenset({"collection", "collection_group", "document", "bucket", "blob", "table", "child"})
+"""Methods that build a reference to a server-side resource and send nothing: the request is a method of what they
+return. Google Cloud documents its factories so: Firestore's ``Client.collection``/``document`` "Get a reference to a
+collection/document" (https://cloud.google.com/python/docs/reference/firestore/latest/google.cloud.firestore_v1.
+client.Client), Cloud Storage's ``Client.bucket`` and ``Bucket.blob`` "This will not make an HTTP request; it simply
+instantiates a ... object" (https://cloud.google.com/python/docs/reference/storage/latest/google.cloud.storage.
+client.Client#google_cloud_storage_client_Client_bucket), Bigtable's ``Instance.table`` "Factory to create a table
+associated with this instance"; so do the Firebase Realtime Database's ``Reference.child`` ("Returns a Reference to
+the specified child node", https://firebase.google.com/docs/reference/admin/python/firebase_admin.db) and Supabase's
+``table(name)``, whose query is sent by ``execute()`` (https://supabase.com/docs/reference/python/select). It is the
+rule :func:`~faultlib.detect.serving.blocking.made_handles.handle_method` applies to what a factory made (a bare-noun
+maker only builds the handle), here for a client known by its class name. A guessed ``...Client`` so called is the reference's builder, not
+the call (held-out wave 82: ``db.collection("users").document(uid)`` reported, the ``doc_ref.set`` on the next line
+being the write)."""
+
 SOURCE = ("issue 17 heuristic: a third-party class named *Client/*Session/*Connection, not described by the "
           "vocabulary, is a synchronous client whose methods wait on the network (measured on the labelled corpus)")
 
@@ -82,7 +97,8 @@ SOURCE = ("issue 17 heuristic: a third-party class named *Client/*Session/*Conne
 def client_kind(vocabulary, type_name: str, method: str) -> tuple[str, str] | None:
     """``(kind, source)`` of ``type_name.method`` when ``type_name`` looks like a synchronous client (see the module
     docstring), or None."""
-    if method.startswith("_") or method in NO_IO or "async" in method.lower() or not type_name:
+    if method.startswith("_") or method in NO_IO or method in REFERENCE_BUILDERS or "async" in method.lower() \
+            or not type_name:
         return None
     if method.startswith("get_") and method.endswith("_client"):
         return None

@@ -1,0 +1,94 @@
+"""check blocking: the kinds held-out wave 82 (issue 17; payments, e-mail and notification backends) left, fixed by kind.
+
+M2+F1: Firestore's references are built locally (``collection``/``document``/``where``); the request is the terminal
+       ``get``/``set``/``update``/``delete``/``stream``, found on the variable the reference was kept in.
+Each blocker is found at its line with its kind; each look-alike stays silent. Every example is written for this test.
+"""
+
+from __future__ import annotations
+
+from tests.detect.blocking_source import flagged
+
+# -- M2+F1: Firestore references and their requests ------------------------------------------------------------------
+
+_FIRESTORE = """
+    from fastapi import FastAPI
+    from firebase_admin import firestore
+
+    app = FastAPI()
+    store = firestore.client()
+
+
+    @app.post("/notes/{{owner}}")
+    async def save_note(owner: str, body: dict):
+        {code}
+        return {{"ok": True}}
+"""
+
+
+def test_a_firestore_reference_kept_in_a_variable_is_written_at_its_set_line(tmp_path):
+    code = 'ref = store.collection("notes").document(owner)\n        ref.set(body, merge=True)'
+    found = flagged(tmp_path, _FIRESTORE.format(code=code))
+    assert found == {("blocking_http", "ref.set(body, merge=True)")}
+
+
+def test_a_firestore_query_built_in_steps_is_read_at_its_stream_line(tmp_path):
+    code = ('q = store.collection("notes").where("owner", "==", owner).limit(5)\n'
+            '        rows = [snap.to_dict() for snap in q.stream()]\n'
+            '        first = rows[0].get("title") if rows else None')
+    found = flagged(tmp_path, _FIRESTORE.format(code=code))
+    assert found == {("blocking_http", 'rows = [snap.to_dict() for snap in q.stream()]')}
+
+
+def test_a_firestore_chain_ending_in_get_is_one_request(tmp_path):
+    code = 'snap = store.collection("notes").document(owner).get()\n        title = snap.get("title")'
+    found = flagged(tmp_path, _FIRESTORE.format(code=code))
+    assert found == {("blocking_http", 'snap = store.collection("notes").document(owner).get()')}
+
+
+def test_building_a_firestore_reference_alone_sends_nothing(tmp_path):
+    code = 'ref = store.collection("notes").document(owner)\n        path = ref.path'
+    assert flagged(tmp_path, _FIRESTORE.format(code=code)) == set()
+
+
+def test_the_async_firestore_client_awaited_stays_silent(tmp_path):
+    source = """
+        from fastapi import FastAPI
+        from firebase_admin import firestore_async
+
+        app = FastAPI()
+        store = firestore_async.client()
+
+
+        @app.post("/notes/{owner}")
+        async def save_note(owner: str, body: dict):
+            ref = store.collection("notes").document(owner)
+            await ref.set(body, merge=True)
+            return {"ok": True}
+    """
+    assert flagged(tmp_path, source) == set()
+
+
+_GUESSED = """
+    from fastapi import FastAPI
+    from google.cloud import notekeeper
+
+    app = FastAPI()
+    keeper = notekeeper.Client()
+
+
+    @app.get("/notes/{{owner}}")
+    async def notes(owner: str):
+        {code}
+        return {{"ok": True}}
+"""
+
+
+def test_a_guessed_client_building_a_reference_sends_nothing(tmp_path):
+    code = 'shelf = keeper.collection("notes")\n        drawer = keeper.bucket(owner)'
+    assert flagged(tmp_path, _GUESSED.format(code=code)) == set()
+
+
+def test_a_guessed_client_other_method_is_still_a_guessed_request(tmp_path):
+    found = flagged(tmp_path, _GUESSED.format(code="rows = keeper.list_notes(owner)"))
+    assert found == {("blocking_http", "rows = keeper.list_notes(owner)")}
