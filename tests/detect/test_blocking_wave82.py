@@ -2,12 +2,13 @@
 
 M2+F1: Firestore's references are built locally (``collection``/``document``/``where``); the request is the terminal
        ``get``/``set``/``update``/``delete``/``stream``, found on the variable the reference was kept in.
+M1: python-keycloak's sync ``KeycloakAdmin``/``KeycloakOpenID`` methods are requests; their ``a_`` twins are coroutines.
 Each blocker is found at its line with its kind; each look-alike stays silent. Every example is written for this test.
 """
 
 from __future__ import annotations
 
-from tests.detect.blocking_source import flagged
+from tests.detect.blocking_source import flagged, flagged_package
 
 # -- M2+F1: Firestore references and their requests ------------------------------------------------------------------
 
@@ -92,3 +93,92 @@ def test_a_guessed_client_building_a_reference_sends_nothing(tmp_path):
 def test_a_guessed_client_other_method_is_still_a_guessed_request(tmp_path):
     found = flagged(tmp_path, _GUESSED.format(code="rows = keeper.list_notes(owner)"))
     assert found == {("blocking_http", "rows = keeper.list_notes(owner)")}
+
+
+# -- M1: python-keycloak's sync methods and their a_ twins -------------------------------------------------------------
+
+_KEYCLOAK = {
+    "idp.py": """
+        from keycloak import KeycloakAdmin, KeycloakOpenID
+
+        realm_admin = KeycloakAdmin(server_url="https://sso.example", realm_name="lab", client_secret_key="s")
+        oidc = KeycloakOpenID(server_url="https://sso.example", realm_name="lab", client_id="api")
+    """,
+    "members.py": """
+        from keycloak import KeycloakAdmin
+
+        from svc.idp import realm_admin
+
+
+        class Members:
+            admin: KeycloakAdmin
+
+            def __init__(self):
+                self.admin = realm_admin
+
+            def groups_of(self, person: str):
+                return self.admin.get_user_groups(user_id=person)
+
+            async def a_groups_of(self, person: str):
+                return await self.admin.a_get_user_groups(user_id=person)
+    """,
+}
+
+
+def test_a_sync_keycloak_admin_method_reached_from_a_route_is_a_request(tmp_path):
+    route = """
+        from fastapi import FastAPI
+
+        from svc.members import Members
+
+        app = FastAPI()
+
+
+        @app.get("/people/{person}/groups")
+        async def groups(person: str):
+            return Members().groups_of(person)
+    """
+    found = flagged_package(tmp_path, {**_KEYCLOAK, "app.py": route})
+    assert found == {("members.py", "blocking_http", "return self.admin.get_user_groups(user_id=person)")}
+
+
+def test_the_a_prefixed_keycloak_twin_awaited_stays_silent(tmp_path):
+    route = """
+        import asyncio
+
+        from fastapi import FastAPI
+
+        from svc.idp import oidc
+        from svc.members import Members
+
+        app = FastAPI()
+
+
+        @app.get("/people/{person}/groups")
+        async def groups(person: str, token: str):
+            info, mine = await asyncio.gather(oidc.a_userinfo(token), Members().a_groups_of(person))
+            return mine
+    """
+    assert flagged_package(tmp_path, {**_KEYCLOAK, "app.py": route}) == set()
+
+
+def test_keycloak_openid_userinfo_in_a_dependency_is_a_request_and_realm_switching_is_not(tmp_path):
+    route = """
+        from fastapi import Depends, FastAPI
+
+        from svc.idp import oidc, realm_admin
+
+        app = FastAPI()
+
+
+        async def caller(token: str):
+            realm_admin.change_current_realm("lab")
+            return oidc.userinfo(token=token)
+
+
+        @app.get("/me")
+        async def me(who=Depends(caller)):
+            return who
+    """
+    found = flagged_package(tmp_path, {**_KEYCLOAK, "app.py": route})
+    assert found == {("app.py", "blocking_http", "return oidc.userinfo(token=token)")}
