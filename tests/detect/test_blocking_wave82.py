@@ -3,6 +3,8 @@
 M2+F1: Firestore's references are built locally (``collection``/``document``/``where``); the request is the terminal
        ``get``/``set``/``update``/``delete``/``stream``, found on the variable the reference was kept in.
 M1: python-keycloak's sync ``KeycloakAdmin``/``KeycloakOpenID`` methods are requests; their ``a_`` twins are coroutines.
+M5: pdfkit's conversions run wkhtmltopdf and wait for it; WeasyPrint's ``write_pdf`` lays out and draws in the thread.
+M6: a ``limits`` strategy built on a server's storage (Redis...) makes a round trip per ``hit``; on memory it does not.
 Each blocker is found at its line with its kind; each look-alike stays silent. Every example is written for this test.
 """
 
@@ -182,3 +184,102 @@ def test_keycloak_openid_userinfo_in_a_dependency_is_a_request_and_realm_switchi
     """
     found = flagged_package(tmp_path, {**_KEYCLOAK, "app.py": route})
     assert found == {("app.py", "blocking_http", "return oidc.userinfo(token=token)")}
+
+
+# -- M5: HTML to PDF --------------------------------------------------------------------------------------------------
+
+_PDF = """
+    import asyncio
+
+    import pdfkit
+    from fastapi import FastAPI
+    from weasyprint import HTML
+
+    app = FastAPI()
+    wk = pdfkit.configuration(wkhtmltopdf="/usr/bin/wkhtmltopdf")
+
+
+    @app.post("/receipt")
+    async def receipt(markup: str):
+        {code}
+        return pdf
+"""
+
+
+def test_pdfkit_from_string_in_a_route_waits_for_wkhtmltopdf(tmp_path):
+    found = flagged(tmp_path, _PDF.format(code="pdf = pdfkit.from_string(markup, False, configuration=wk)"))
+    assert found == {("blocking_subprocess", "pdf = pdfkit.from_string(markup, False, configuration=wk)")}
+
+
+def test_pdfkit_handed_to_a_thread_stays_silent(tmp_path):
+    code = "pdf = await asyncio.to_thread(pdfkit.from_string, markup, False, configuration=wk)"
+    assert flagged(tmp_path, _PDF.format(code=code)) == set()
+
+
+def test_weasyprint_write_pdf_in_a_route_is_cpu_and_building_the_document_is_not(tmp_path):
+    code = "page = HTML(string=markup)\n        pdf = page.write_pdf()"
+    assert flagged(tmp_path, _PDF.format(code=code)) == {("blocking_cpu", "pdf = page.write_pdf()")}
+
+
+# -- M6: a limits strategy over its storage ------------------------------------------------------------------------
+
+_LIMITS = """
+    from fastapi import FastAPI, Request
+    from limits import parse
+    from limits.storage import {storage_class}
+    from limits.strategies import MovingWindowRateLimiter
+
+    app = FastAPI()
+    per_minute = parse("30/minute")
+    counters = {storage}
+    gate = MovingWindowRateLimiter(counters)
+
+
+    @app.middleware("http")
+    async def throttle(request: Request, call_next):
+        if not gate.hit(per_minute, request.client.host):
+            return None
+        reset_at, left = gate.get_window_stats(per_minute, request.client.host)
+        return await call_next(request)
+"""
+
+
+def test_a_limiter_on_a_redis_storage_makes_a_round_trip_per_hit(tmp_path):
+    source = _LIMITS.format(storage_class="RedisStorage", storage='RedisStorage("redis://cache:6379/1")')
+    assert flagged(tmp_path, source) == {
+        ("blocking_db", "if not gate.hit(per_minute, request.client.host):"),
+        ("blocking_db", "reset_at, left = gate.get_window_stats(per_minute, request.client.host)")}
+
+
+def test_a_limiter_on_a_memory_storage_stays_silent(tmp_path):
+    source = _LIMITS.format(storage_class="MemoryStorage", storage="MemoryStorage()")
+    assert flagged(tmp_path, source) == set()
+
+
+def test_a_limiter_on_a_storage_named_by_uri_follows_the_scheme(tmp_path):
+    shared = dict(storage_class="storage_from_string")
+    remote = flagged(tmp_path, _LIMITS.format(**shared, storage='storage_from_string("memcached://cache:11211")'))
+    assert {kind for kind, _ in remote} == {"blocking_db"}
+    local = flagged(tmp_path, _LIMITS.format(**shared, storage='storage_from_string("memory://")'))
+    assert local == set()
+
+
+def test_the_async_limits_twin_stays_silent(tmp_path):
+    source = """
+        from fastapi import FastAPI, Request
+        from limits import parse
+        from limits.aio.storage import RedisStorage
+        from limits.aio.strategies import MovingWindowRateLimiter
+
+        app = FastAPI()
+        per_minute = parse("30/minute")
+        gate = MovingWindowRateLimiter(RedisStorage("async+redis://cache:6379/1"))
+
+
+        @app.middleware("http")
+        async def throttle(request: Request, call_next):
+            if not await gate.hit(per_minute, request.client.host):
+                return None
+            return await call_next(request)
+    """
+    assert flagged(tmp_path, source) == set()

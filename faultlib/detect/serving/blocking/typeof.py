@@ -29,6 +29,7 @@ from faultlib.detect.serving.blocking.module_annotations import module_annotated
 from faultlib.detect.serving.blocking.context_vars import GETTERS as CONTEXT_GETTERS, context_value
 from faultlib.detect.serving.blocking.memory_connections import MEMORY_CONNECTION, memory_sqlite_type
 from faultlib.detect.serving.blocking.memory_spools import MEMORY_SPOOL, memory_spool
+from faultlib.detect.serving.blocking.rate_limiters import limiter_type
 from faultlib.detect.serving.blocking.store_factories import store_factory_type
 from faultlib.detect.serving.blocking.package_handles import returned_handle
 from faultlib.detect.serving.blocking.returned_modules import returned_module
@@ -221,6 +222,9 @@ class TypeOf:
                     return memory
                 if memory_spool(target, expr):  # SpooledTemporaryFile(max_size=0): a buffer in memory
                     return MEMORY_SPOOL
+                limiter = limiter_type(self, target, expr, func, depth)  # FixedWindowRateLimiter(RedisStorage(u))
+                if limiter is not None:
+                    return limiter
                 store = store_factory_type(target)  # FAISS.load_local(...), store.as_retriever(): LangChain's
                 if store is not None and target not in self.vocab.returns:
                     return store
