@@ -5,6 +5,7 @@ M2+F1: Firestore's references are built locally (``collection``/``document``/``w
 M1: python-keycloak's sync ``KeycloakAdmin``/``KeycloakOpenID`` methods are requests; their ``a_`` twins are coroutines.
 M5: pdfkit's conversions run wkhtmltopdf and wait for it; WeasyPrint's ``write_pdf`` lays out and draws in the thread.
 M6: a ``limits`` strategy built on a server's storage (Redis...) makes a round trip per ``hit``; on memory it does not.
+M8: a Dramatiq actor's ``send`` enqueues on the broker synchronously, like RQ's ``enqueue`` and Celery's ``delay``.
 Each blocker is found at its line with its kind; each look-alike stays silent. Every example is written for this test.
 """
 
@@ -283,3 +284,52 @@ def test_the_async_limits_twin_stays_silent(tmp_path):
             return await call_next(request)
     """
     assert flagged(tmp_path, source) == set()
+
+
+# -- M8: Dramatiq actors --------------------------------------------------------------------------------------------
+
+_DRAMATIQ = """
+    import dramatiq
+    from fastapi import FastAPI
+
+    app = FastAPI()
+
+
+    class Reminder:
+        __name__ = "reminder"
+
+        def __call__(self, person: str):
+            print(person)
+
+
+    remind = dramatiq.actor(Reminder())
+
+
+    @dramatiq.actor(queue_name="mail")
+    def welcome(person: str):
+        print(person)
+
+
+    def dispatch(job: dramatiq.Actor, *args):
+        job.send(*args)
+
+
+    @app.post("/people/{{person}}")
+    async def join(person: str):
+        {code}
+        return {{"ok": True}}
+"""
+
+
+def test_a_dramatiq_actor_sent_through_a_helper_enqueues_synchronously(tmp_path):
+    found = flagged(tmp_path, _DRAMATIQ.format(code="dispatch(remind, person)"))
+    assert found == {("blocking_socket_io", "job.send(*args)")}
+
+
+def test_a_decorated_dramatiq_actor_sent_from_a_route_enqueues_synchronously(tmp_path):
+    found = flagged(tmp_path, _DRAMATIQ.format(code='welcome.send_with_options(args=(person,), delay=1000)'))
+    assert found == {("blocking_socket_io", "welcome.send_with_options(args=(person,), delay=1000)")}
+
+
+def test_a_dramatiq_actor_called_directly_runs_in_process_and_sends_nothing(tmp_path):
+    assert flagged(tmp_path, _DRAMATIQ.format(code="welcome(person)")) == set()
