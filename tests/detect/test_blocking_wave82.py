@@ -6,6 +6,9 @@ M1: python-keycloak's sync ``KeycloakAdmin``/``KeycloakOpenID`` methods are requ
 M5: pdfkit's conversions run wkhtmltopdf and wait for it; WeasyPrint's ``write_pdf`` lays out and draws in the thread.
 M6: a ``limits`` strategy built on a server's storage (Redis...) makes a round trip per ``hit``; on memory it does not.
 M8: a Dramatiq actor's ``send`` enqueues on the broker synchronously, like RQ's ``enqueue`` and Celery's ``delay``.
+M3: a fetched page keeps its size across calls: parsed again by a function its caller hands the page to.
+M7: building a pydantic model runs its validators (a password hashed in a ``model_validator``).
+M9: RSA key generation (jwcrypto ``JWK.generate(kty="RSA")``, cryptography's ``rsa.generate_private_key``) is CPU.
 Each blocker is found at its line with its kind; each look-alike stays silent. Every example is written for this test.
 """
 
@@ -333,3 +336,150 @@ def test_a_decorated_dramatiq_actor_sent_from_a_route_enqueues_synchronously(tmp
 
 def test_a_dramatiq_actor_called_directly_runs_in_process_and_sends_nothing(tmp_path):
     assert flagged(tmp_path, _DRAMATIQ.format(code="welcome(person)")) == set()
+
+
+# -- M3: a fetched page handed to another function ----------------------------------------------------------------
+
+_PAGES = {
+    "fetch.py": """
+        import httpx
+        from bs4 import BeautifulSoup
+
+
+        async def download(url: str) -> str:
+            async with httpx.AsyncClient() as client:
+                reply = await client.get(url)
+            tree = BeautifulSoup(reply.text, "html.parser")
+            return str(tree)
+    """,
+    "audit.py": """
+        from bs4 import BeautifulSoup
+
+
+        async def headings(markup: str) -> list:
+            tree = BeautifulSoup(markup, "html.parser")
+            return [h.get_text() for h in tree.find_all("h2")]
+
+
+        async def review(url: str, markup: str) -> dict:
+            tree = BeautifulSoup(markup, "html.parser")
+            return {"title": tree.title, "headings": await headings(markup)}
+    """,
+}
+
+
+def test_a_fetched_page_handed_on_is_parsed_at_every_parse(tmp_path):
+    route = """
+        from fastapi import FastAPI
+
+        from svc.audit import review
+        from svc.fetch import download
+
+        app = FastAPI()
+
+
+        @app.post("/audit")
+        async def audit(url: str):
+            page = await download(url)
+            return await review(url, page)
+    """
+    found = flagged_package(tmp_path, {**_PAGES, "app.py": route})
+    assert found == {("fetch.py", "blocking_cpu", 'tree = BeautifulSoup(reply.text, "html.parser")'),
+                     ("audit.py", "blocking_cpu", 'tree = BeautifulSoup(markup, "html.parser")')}
+
+
+def test_held_markup_handed_to_the_same_parser_stays_silent(tmp_path):
+    route = """
+        from fastapi import FastAPI
+
+        from svc.audit import review
+
+        app = FastAPI()
+        CARD = "<html><title>card</title><h2>one</h2></html>"
+
+
+        @app.post("/audit")
+        async def audit(url: str, snippet: str):
+            first = await review(url, CARD)
+            return await review(url, snippet)
+    """
+    found = flagged_package(tmp_path, {**_PAGES, "app.py": route})
+    assert found == {("fetch.py", "blocking_cpu", 'tree = BeautifulSoup(reply.text, "html.parser")')}
+
+
+# -- M7: a pydantic model's validators run in its constructor ------------------------------------------------------
+
+_SIGNUP = """
+    import bcrypt
+    from fastapi import FastAPI
+    from pydantic import BaseModel, model_validator
+
+    app = FastAPI()
+
+
+    def scramble(secret: str) -> bytes:
+        return bcrypt.hashpw(secret.encode(), bcrypt.gensalt())
+
+
+    class {base}:
+        secret: str
+
+
+    class Signup(Account):
+        handle: str
+
+        @model_validator(mode="after")
+        def scramble_secret(self):
+            self.secret = scramble(self.secret)
+            return self
+
+
+    @app.post("/signup")
+    async def signup(body: dict):
+        account = Signup(**body)
+        return {{"handle": account.handle}}
+"""
+
+
+def test_a_pydantic_model_built_in_a_route_runs_its_hashing_validator(tmp_path):
+    found = flagged(tmp_path, _SIGNUP.format(base="Account(BaseModel)"))
+    assert found == {("blocking_cpu", "return bcrypt.hashpw(secret.encode(), bcrypt.gensalt())")}
+
+
+def test_a_plain_class_with_a_method_of_the_same_decorator_name_runs_nothing(tmp_path):
+    source = _SIGNUP.format(base="Account").replace(
+        "from pydantic import BaseModel, model_validator",
+        "from pydantic import BaseModel\n    from checks import model_validator")
+    assert flagged(tmp_path, source) == set()
+
+
+# -- M9: RSA key generation ---------------------------------------------------------------------------------------
+
+_KEYS = """
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+    from fastapi import FastAPI
+    from jwcrypto import jwk
+
+    app = FastAPI()
+
+
+    @app.post("/keys")
+    async def new_key(bits: int):
+        {code}
+        return {{"ok": True}}
+"""
+
+
+def test_an_rsa_jwk_generated_in_a_route_is_cpu(tmp_path):
+    found = flagged(tmp_path, _KEYS.format(code='key = jwk.JWK.generate(kty="RSA", size=bits)'))
+    assert found == {("blocking_cpu", 'key = jwk.JWK.generate(kty="RSA", size=bits)')}
+
+
+def test_an_rsa_private_key_generated_in_a_route_is_cpu(tmp_path):
+    code = "key = rsa.generate_private_key(public_exponent=65537, key_size=bits)"
+    assert flagged(tmp_path, _KEYS.format(code=code)) == {("blocking_cpu", code)}
+
+
+def test_elliptic_curve_keys_are_quick_and_stay_silent(tmp_path):
+    code = 'key = jwk.JWK.generate(kty="EC", crv="P-256")\n        other = ec.generate_private_key(ec.SECP256R1())'
+    assert flagged(tmp_path, _KEYS.format(code=code)) == set()
