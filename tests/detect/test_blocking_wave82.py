@@ -8,6 +8,7 @@ M6: a ``limits`` strategy built on a server's storage (Redis...) makes a round t
 M8: a Dramatiq actor's ``send`` enqueues on the broker synchronously, like RQ's ``enqueue`` and Celery's ``delay``.
 M3: a fetched page keeps its size across calls: parsed again by a function its caller hands the page to.
 M7: building a pydantic model runs its validators (a password hashed in a ``model_validator``).
+M4: a project subclass of a client inherits the methods the vocabulary lists by name (``httpx.Client.post``).
 M9: RSA key generation (jwcrypto ``JWK.generate(kty="RSA")``, cryptography's ``rsa.generate_private_key``) is CPU.
 Each blocker is found at its line with its kind; each look-alike stays silent. Every example is written for this test.
 """
@@ -483,3 +484,66 @@ def test_an_rsa_private_key_generated_in_a_route_is_cpu(tmp_path):
 def test_elliptic_curve_keys_are_quick_and_stay_silent(tmp_path):
     code = 'key = jwk.JWK.generate(kty="EC", crv="P-256")\n        other = ec.generate_private_key(ec.SECP256R1())'
     assert flagged(tmp_path, _KEYS.format(code=code)) == set()
+
+
+# -- M4: a project subclass of a listed client, handed out by a context manager ----------------------------------
+
+_PORTAL = {
+    "net.py": """
+        from collections.abc import Generator
+        from contextlib import contextmanager
+
+        import httpx
+
+
+        class PortalClient(httpx.Client):
+            def request(self, method: str, url: str, **kwargs) -> httpx.Response:
+                kwargs.pop("auth", None)
+                return super().request(method, url, **kwargs)
+
+            def describe(self) -> str:
+                return f"portal {self.base_url}"
+
+
+        @contextmanager
+        def portal() -> Generator[PortalClient]:
+            with PortalClient(timeout=30) as client:
+                yield client
+    """,
+}
+
+
+def test_an_inherited_method_of_a_listed_client_subclass_is_a_request(tmp_path):
+    route = """
+        from fastapi import FastAPI
+
+        from svc.net import portal
+
+        app = FastAPI()
+
+
+        @app.post("/relay")
+        async def relay(url: str, body: bytes):
+            with portal() as client:
+                reply = client.post(url, content=body)
+            return reply.status_code
+    """
+    found = flagged_package(tmp_path, {**_PORTAL, "app.py": route})
+    assert ("app.py", "blocking_http", "reply = client.post(url, content=body)") in found
+
+
+def test_an_own_method_of_a_listed_client_subclass_is_read_not_guessed(tmp_path):
+    route = """
+        from fastapi import FastAPI
+
+        from svc.net import portal
+
+        app = FastAPI()
+
+
+        @app.get("/about")
+        async def about():
+            with portal() as client:
+                return client.describe()
+    """
+    assert flagged_package(tmp_path, {**_PORTAL, "app.py": route}) == set()
