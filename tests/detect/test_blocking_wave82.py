@@ -97,6 +97,12 @@ def test_a_guessed_client_building_a_reference_sends_nothing(tmp_path):
     assert flagged(tmp_path, _GUESSED.format(code=code)) == set()
 
 
+def test_a_guessed_client_reference_kept_in_a_variable_is_requested_at_its_own_call(tmp_path):
+    code = 'shelf = keeper.collection("notes").document(owner)\n        shelf.update({"seen": True})'
+    found = flagged(tmp_path, _GUESSED.format(code=code))
+    assert found == {("blocking_http", 'shelf.update({"seen": True})')}
+
+
 def test_a_guessed_client_other_method_is_still_a_guessed_request(tmp_path):
     found = flagged(tmp_path, _GUESSED.format(code="rows = keeper.list_notes(owner)"))
     assert found == {("blocking_http", "rows = keeper.list_notes(owner)")}
