@@ -460,6 +460,40 @@ def test_a_plain_class_with_a_method_of_the_same_decorator_name_runs_nothing(tmp
     assert flagged(tmp_path, source) == set()
 
 
+_PROFILE = """
+    import bcrypt
+    from fastapi import FastAPI
+    from pydantic import BaseModel, field_validator
+
+    app = FastAPI()
+
+
+    class Profile(BaseModel):
+        handle: str
+        secret: str = ""
+
+        @field_validator("secret")
+        @classmethod
+        def scramble_secret(cls, value: str) -> str:
+            return bcrypt.hashpw(value.encode(), bcrypt.gensalt()).decode()
+
+
+    @app.post("/profile")
+    async def profile(handle: str, secret: str):
+        {code}
+        return {{"ok": True}}
+"""
+
+
+def test_a_field_validator_runs_when_its_field_is_passed(tmp_path):
+    found = flagged(tmp_path, _PROFILE.format(code="made = Profile(handle=handle, secret=secret)"))
+    assert found == {("blocking_cpu", "return bcrypt.hashpw(value.encode(), bcrypt.gensalt()).decode()")}
+
+
+def test_a_field_validator_does_not_run_on_the_default(tmp_path):
+    assert flagged(tmp_path, _PROFILE.format(code="made = Profile(handle=handle)")) == set()
+
+
 # -- M9: RSA key generation ---------------------------------------------------------------------------------------
 
 _KEYS = """

@@ -217,7 +217,7 @@ class Reachability(BodyCalls):
             chosen = aliases(func).get(call.func.id) if isinstance(call.func, ast.Name) else None
             classes = [index.callee(side, func) for side in (chosen.body, chosen.orelse)] if isinstance(
                 chosen, ast.IfExp) else [target]  # Loader = A if x else B; Loader(...): either constructor runs
-            return [m for k in classes if isinstance(k, Klass) for m in constructor_functions(index, k)]
+            return [m for k in classes if isinstance(k, Klass) for m in constructor_functions(index, k, call)]
         if target is None and not isinstance(call.func, ast.Lambda):
             built = returned_class_constructors(index, call.func, func)
             if built:  # pick(name)(options): the constructor of the class `-> Type[Base]` hands back
