@@ -40,8 +40,9 @@ URI_STORAGE = "limits.storage.ServerStorage"
 """The type given to ``storage_from_string(uri)`` when the literal URI names a server's scheme (not a name of the
 package: the class depends on the scheme)."""
 
-REMOTE_LIMITER = "limits.strategies.RateLimiter"
-"""The type given to a strategy constructed on one of :data:`SERVER_STORAGES` (the strategies' common base)."""
+REMOTE_LIMITER = "limits.strategies.ServerRateLimiter"
+"""The type given to a strategy constructed on one of :data:`SERVER_STORAGES` (not a name of the package: a value
+annotated with the strategies' base ``RateLimiter`` says nothing of its storage)."""
 LIMITER_METHODS = ("hit", "test", "get_window_stats", "clear")
 STORAGE_METHODS = ("incr", "get", "get_expiry", "check", "reset", "clear", "acquire_entry", "get_moving_window",
                    "acquire_sliding_window_entry", "get_sliding_window")
