@@ -26,7 +26,8 @@ import sys
 
 from faultlib.detect.serving.blocking.entries import _ASYNC_PARTS
 
-__all__ = ["client_kind", "name_guess", "project_client_kind"]
+__all__ = ["REFERENCE_BUILDERS", "client_kind", "name_guess", "project_client_kind", "reference_client",
+           "reference_type"]
 
 MAX_CLASSES = 32
 """How many of the project's classes one lookup of third-party bases walks at most."""
@@ -75,6 +76,23 @@ NO_IO = frozenset({"close", "closed", "is_closed", "is_ready", "is_connected", "
 client's own loop from a script's main, never from a coroutine), and a data model's own methods. A method named
 ``get_..._client`` builds a sub-client without a request (``get_file_client``, ``get_blob_client``)."""
 
+REFERENCE_BUILDERS = frozenset({"collection", "collection_group", "document", "bucket", "blob", "table", "child"})
+"""Methods that build a reference to a server-side resource and send nothing: the request is a method of what they
+return. Google Cloud documents its factories so: Firestore's ``Client.collection``/``document`` "Get a reference to a
+collection/document" (https://cloud.google.com/python/docs/reference/firestore/latest/google.cloud.firestore_v1.
+client.Client), Cloud Storage's ``Client.bucket`` and ``Bucket.blob`` "This will not make an HTTP request; it simply
+instantiates a ... object" (https://cloud.google.com/python/docs/reference/storage/latest/google.cloud.storage.
+client.Client#google_cloud_storage_client_Client_bucket), Bigtable's ``Instance.table`` "Factory to create a table
+associated with this instance"; so do the Firebase Realtime Database's ``Reference.child`` ("Returns a Reference to
+the specified child node", https://firebase.google.com/docs/reference/admin/python/firebase_admin.db) and Supabase's
+``table(name)``, whose query is sent by ``execute()`` (https://supabase.com/docs/reference/python/select). It is the
+rule :func:`~faultlib.detect.serving.blocking.made_handles.handle_method` applies to what a factory made (a bare-noun
+maker only builds the handle), here for a client known by its class name. A guessed ``...Client`` so called is the reference's builder, not
+the call (held-out wave 82: ``db.collection("users").document(uid)`` reported, the ``doc_ref.set`` on the next line
+being the write). What it returns is typed ``"<client>.<builder>()"`` (:func:`reference_type`) and its methods are
+guessed like the client's, so the request at the end of the chain, or on the variable the reference was kept in, is
+the one reported."""
+
 SOURCE = ("issue 17 heuristic: a third-party class named *Client/*Session/*Connection, not described by the "
           "vocabulary, is a synchronous client whose methods wait on the network (measured on the labelled corpus)")
 
@@ -82,8 +100,12 @@ SOURCE = ("issue 17 heuristic: a third-party class named *Client/*Session/*Conne
 def client_kind(vocabulary, type_name: str, method: str) -> tuple[str, str] | None:
     """``(kind, source)`` of ``type_name.method`` when ``type_name`` looks like a synchronous client (see the module
     docstring), or None."""
-    if method.startswith("_") or method in NO_IO or "async" in method.lower() or not type_name:
+    if method.startswith("_") or method in NO_IO or method in REFERENCE_BUILDERS or "async" in method.lower() \
+            or not type_name:
         return None
+    client = reference_client(type_name)
+    if client is not None:  # db.collection("users").document(uid).set(...): a reference's request, the client's guess
+        return client_kind(vocabulary, client, method)
     if method.startswith("get_") and method.endswith("_client"):
         return None
     if type_name.startswith(ASYNC_FIRST) or "." not in type_name or type_name.split(".")[0] in sys.stdlib_module_names:
@@ -96,6 +118,26 @@ def client_kind(vocabulary, type_name: str, method: str) -> tuple[str, str] | No
     if kind is None or not last[:1].isupper() or vocabulary.owned(type_name):
         return None
     return kind, SOURCE
+
+
+def reference_client(type_name: str) -> str | None:
+    """The client a reference was built from when ``type_name`` is what its builders made (``"pkg.Client.collection()
+    .document()"``: ``"pkg.Client"``, the convention of :func:`reference_type` and of
+    :mod:`~faultlib.detect.serving.blocking.made_handles`), else None."""
+    base = type_name
+    while base.endswith("()") and base[:-2].rpartition(".")[2] in REFERENCE_BUILDERS:
+        base = base[:-2].rpartition(".")[0]
+    return base if base != type_name and base else None
+
+
+def reference_type(vocabulary, target: str) -> str | None:
+    """What the call of the dotted name ``target`` returns when it is a reference builder of a client known by its
+    class name (``pkg.StoreClient.collection``, or a builder of such a reference): ``"<target>()"``, whose methods
+    :func:`client_kind` then guesses like the client's; None otherwise."""
+    owner, _, last = target.rpartition(".")
+    if last not in REFERENCE_BUILDERS or not owner:
+        return None
+    return f"{target}()" if client_kind(vocabulary, owner, "request") is not None else None
 
 
 def project_client_kind(index, owner: str, method: str) -> tuple[str, tuple[str, str] | None] | None:
@@ -123,7 +165,9 @@ def project_client_kind(index, owner: str, method: str) -> tuple[str, tuple[str,
 def name_guess(type_name: str) -> str:
     """The words a finding from this rule carries: its verdict is a guess from the class name, not a documented
     call (a user reading the finding should know which)."""
-    last = type_name.rpartition(".")[2]
+    client = reference_client(type_name)
+    last = (client or type_name).rpartition(".")[2]
     suffix = next((s for s in SUFFIXES if last.endswith(s)), "")
+    built = " (on a reference it built)" if client is not None else ""
     return (f"a guess from the class name: `{last}` ends in `{suffix}` and no vocabulary entry describes "
-            f"{type_name.partition('.')[0]}")
+            f"{type_name.partition('.')[0]}{built}")

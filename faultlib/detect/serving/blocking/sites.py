@@ -284,8 +284,8 @@ def argument_blocks(index, target: str, call: ast.Call, func: Func) -> bool:
         args = [as_text(a, func) for a in args]
         keywords = {k: as_text(v, func) for k, v in keywords.items()}
     if condition.test == "fetched":  # BeautifulSoup(response.text): a remote page of any length (fetched_pages)
-        args = [as_fetched(a, func) for a in args]
-        keywords = {k: as_fetched(v, func) for k, v in keywords.items()}
+        args = [as_fetched(a, func, index) for a in args]
+        keywords = {k: as_fetched(v, func, index) for k, v in keywords.items()}
     if condition.test == "unset":  # credentials = None; if key: credentials = ...; Client(credentials=credentials)
         args = [none_default(a, func) for a in args]
         keywords = {k: none_default(v, func) for k, v in keywords.items()}

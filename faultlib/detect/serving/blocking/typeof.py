@@ -13,6 +13,7 @@ from faultlib.detect.serving.blocking.annotated_items import indexed_item, next_
 from faultlib.detect.serving.blocking.appended_items import appended_item
 from faultlib.detect.serving.blocking.awaited_locals import built_through_local
 from faultlib.detect.serving.blocking.class_tables import table_base
+from faultlib.detect.serving.blocking.client_names import reference_type
 from faultlib.detect.serving.blocking.declared_globals import declared_global
 from faultlib.detect.serving.blocking.hung_attrs import hung_attribute
 from faultlib.detect.serving.blocking.infer import CONTAINER_GETTERS
@@ -29,6 +30,7 @@ from faultlib.detect.serving.blocking.module_annotations import module_annotated
 from faultlib.detect.serving.blocking.context_vars import GETTERS as CONTEXT_GETTERS, context_value
 from faultlib.detect.serving.blocking.memory_connections import MEMORY_CONNECTION, memory_sqlite_type
 from faultlib.detect.serving.blocking.memory_spools import MEMORY_SPOOL, memory_spool
+from faultlib.detect.serving.blocking.rate_limiters import limiter_type
 from faultlib.detect.serving.blocking.store_factories import store_factory_type
 from faultlib.detect.serving.blocking.package_handles import returned_handle
 from faultlib.detect.serving.blocking.returned_modules import returned_module
@@ -223,6 +225,9 @@ class TypeOf:
                     return memory
                 if memory_spool(target, expr):  # SpooledTemporaryFile(max_size=0): a buffer in memory
                     return MEMORY_SPOOL
+                limiter = limiter_type(self, target, expr, func, depth)  # FixedWindowRateLimiter(RedisStorage(u))
+                if limiter is not None:
+                    return limiter
                 store = store_factory_type(target)  # FAISS.load_local(...), store.as_retriever(): LangChain's
                 if store is not None and target not in self.vocab.returns:
                     return store
@@ -257,7 +262,8 @@ class TypeOf:
                 if owner.startswith("langchain") and owner.rpartition(".")[2].startswith("Runnable"):
                     return owner  # RunnablePassthrough.assign(...), RunnableParallel.with_config(...): a Runnable
                 if not last[:1].isupper():  # index.as_query_engine(): the package's query engine
-                    return returned_handle(self.vocab, target) or made_type(self, target)  # driver.session()
+                    return (returned_handle(self.vocab, target) or made_type(self, target)  # driver.session()
+                            or reference_type(self.vocab, target))  # a guessed client's collection(name)
                 return target if not target.startswith("builtins.") else None
             if (target is None and func is not None and isinstance(callee, ast.Attribute)
                     and (callee.attr.startswith("from_") or callee.attr in vocab.LOAD_METHODS)):

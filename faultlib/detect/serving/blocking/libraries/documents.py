@@ -2,6 +2,9 @@
 python-docx's and openpyxl's writers, xlrd, odfpy, olefile, Aspose.Words), EPUB (EbookLib) and MIDI (mido) files opened, parsed
 and written; pypandoc's conversions (they run the ``pandoc`` binary and wait for it) and its installer check (held-out
 wave 65: ``ensure_pandoc_installed`` in a cached helper, run by the first conversion a handler asks for); docling's document conversion (layout and OCR models run over every page).
+HTML to PDF: pdfkit's conversions run the ``wkhtmltopdf`` binary and wait for it (held-out wave 82: an invoice API's
+``pdfkit.from_string(html, False)`` in its async route); WeasyPrint lays the document out and draws it in the calling
+thread.
 
 Part of ``check blocking``'s vocabulary (the registry: :mod:`faultlib.detect.serving.blocking.libraries`; python-docx's
 ``Document`` and openpyxl's ``load_workbook`` are in :mod:`faultlib.detect.serving.blocking.sdks`). Opening reads and
@@ -53,6 +56,13 @@ ASPOSE_WORDS = ("https://reference.aspose.com/words/python-net/aspose.words/docu
                 "existing document from a file\"; compare \"Compares this document with another document producing "
                 "changes as number of edit and format revisions\"; save writes the document)")
 _ASPOSE_DOCUMENT = "aspose.words.Document"
+PDFKIT = ("https://github.com/JazzCore/python-pdfkit#usage (from_url/from_file/from_string build a PDFKit whose to_pdf "
+          "starts wkhtmltopdf with subprocess.Popen and waits on communicate() for the whole conversion; with False as "
+          "the output path the PDF comes back as bytes)")
+_PDFKIT = ("pdfkit.PDFKit", "pdfkit.pdfkit.PDFKit")
+WEASYPRINT = ("https://doc.courtbouillon.org/weasyprint/stable/api_reference.html#weasyprint.HTML.write_pdf (write_pdf "
+              "renders -- lays out every page and draws it -- then writes the PDF; render does the layout alone)")
+_WEASY_HTML = ("weasyprint.HTML", "weasyprint.document.HTML")
 
 _ANY = BlocksWhen(ANY_ARGUMENT, test="given")  # no argument: a new empty document in memory
 _PDF_PACKAGES = ("fitz", "pymupdf")
@@ -74,6 +84,7 @@ DOCUMENTS = Vocabulary(
         **{f"pypandoc.{f}": ("blocking_subprocess", PYPANDOC_INSTALL) for f in (
             "ensure_pandoc_installed", "get_pandoc_path")},
         "pypandoc.download_pandoc": ("blocking_http", PYPANDOC_INSTALL),
+        **{f"pdfkit.{f}": ("blocking_subprocess", PDFKIT) for f in ("from_string", "from_url", "from_file")},
         "pypandoc.pandoc_download.download_pandoc": ("blocking_http", PYPANDOC_INSTALL),
     },
     families=(
@@ -87,6 +98,8 @@ DOCUMENTS = Vocabulary(
         Family(("pptx.presentation.Presentation",), {"save": F}, PPTX),
         Family(("docx.document.Document", "openpyxl.workbook.workbook.Workbook"), {"save": F}, OFFICE_SAVE),
         Family((_ASPOSE_DOCUMENT,), {"compare": C, "save": F}, ASPOSE_WORDS),
+        Family(_PDFKIT, {"to_pdf": "blocking_subprocess"}, PDFKIT),
+        Family(_WEASY_HTML, {"write_pdf": C, "render": C}, WEASYPRINT),
     ),
     when={**{f"{p}.{f}": _ANY for p in _PDF_PACKAGES for f in ("open", "Document")},
           **{f"mido.{c}": _ANY for c in ("MidiFile", "midifiles.MidiFile", "midifiles.midifiles.MidiFile")},
@@ -96,7 +109,8 @@ DOCUMENTS = Vocabulary(
         **{f"{d}.{m}": d.replace("Document", "Page") for d in _DOCUMENTS for m in ("load_page", "__getitem__",
                                                                                    "new_page", "__iter__")},
         **{f"mido.{c}": "mido.MidiFile" for c in ("MidiFile", "midifiles.MidiFile", "midifiles.midifiles.MidiFile")},
-        _DOCLING: _DOCLING, _ASPOSE_DOCUMENT: _ASPOSE_DOCUMENT, "pypdf.PdfWriter": "pypdf.PdfWriter", "PyPDF2.PdfWriter": "PyPDF2.PdfWriter",
+        _DOCLING: _DOCLING, _ASPOSE_DOCUMENT: _ASPOSE_DOCUMENT, **{c: _PDFKIT[0] for c in _PDFKIT},
+        **{h: _WEASY_HTML[0] for h in _WEASY_HTML}, "pypdf.PdfWriter": "pypdf.PdfWriter", "PyPDF2.PdfWriter": "PyPDF2.PdfWriter",
         "pptx.Presentation": "pptx.presentation.Presentation", "docx.Document": "docx.document.Document",
         **{f"openpyxl.{f}": "openpyxl.workbook.workbook.Workbook" for f in ("Workbook", "load_workbook")},
     },

@@ -29,6 +29,14 @@ thread; a task of the analysed files sent with ``delay``/``apply_async`` is in
   them back, ``empty``/``delete`` remove them (https://python-rq.org/docs/ and https://python-rq.org/docs/jobs/);
   a ``Job``'s ``refresh``/``get_status``/``save``/``cancel``/``delete``/``requeue`` and ``Job.fetch`` are Redis round
   trips too. Constructing a ``Queue`` does no I/O.
+* Dramatiq: an actor's ``send``/``send_with_options`` hands the message to the global broker's ``enqueue``
+  (https://dramatiq.io/reference.html#dramatiq.Actor.send_with_options, #dramatiq.Broker.enqueue), which writes it to
+  Redis through redis-py (``RedisBroker``) or publishes it through pika's ``BlockingConnection`` (``RabbitmqBroker``)
+  in the calling thread -- the same kind of synchronous enqueue as RQ's and Celery's. ``group(...).run()`` and
+  ``pipeline(...).run()`` send their messages the same way. An actor is what ``dramatiq.actor(fn)`` returns, or a
+  value annotated ``dramatiq.Actor`` (held-out wave 82: an identity server's ``send_task(task: dramatiq.Actor, ...)``
+  helper, called from its async user manager); a function decorated ``@dramatiq.actor`` of the analysed files is
+  :mod:`~faultlib.detect.serving.blocking.tasks`'.
 """
 
 from __future__ import annotations
@@ -66,6 +74,15 @@ RQ_QUEUE_METHODS = ("enqueue", "enqueue_call", "enqueue_at", "enqueue_in", "enqu
 RQ_JOB_METHODS = ("refresh", "get_status", "save", "cancel", "delete", "requeue", "latest_result", "return_value",
                   "get_meta", "save_meta")
 
+DRAMATIQ = ("https://dramatiq.io/reference.html#dramatiq.Actor.send_with_options (send builds the message and calls "
+            "the broker's enqueue: a Redis write with redis-py or a publish on pika's BlockingConnection, in the "
+            "calling thread)")
+DRAMATIQ_ACTORS = ("dramatiq.Actor", "dramatiq.actor.Actor")
+DRAMATIQ_BROKERS = ("dramatiq.brokers.redis.RedisBroker", "dramatiq.brokers.rabbitmq.RabbitmqBroker",
+                    "dramatiq.Broker", "dramatiq.broker.Broker")
+DRAMATIQ_COMPOSITIONS = ("dramatiq.group", "dramatiq.pipeline", "dramatiq.composition.group",
+                         "dramatiq.composition.pipeline")
+
 TASK_QUEUES = Vocabulary(
     calls={f"{j}.fetch": ("blocking_db", RQ) for j in RQ_JOBS},
     families=(
@@ -81,6 +98,9 @@ TASK_QUEUES = Vocabulary(
         Family(("celery.app.task.Task",), {"delay": "blocking_socket_io", "apply_async": "blocking_socket_io"},
                DOCS + "celery.app.task.html#celery.app.task.Task.apply_async (publishes the task message)"),
         Family(TASKS, {"update_state": "blocking_db"}, UPDATE_STATE),
+        Family(DRAMATIQ_ACTORS, {"send": "blocking_socket_io", "send_with_options": "blocking_socket_io"}, DRAMATIQ),
+        Family(DRAMATIQ_BROKERS, {"enqueue": "blocking_socket_io"}, DRAMATIQ),
+        Family(DRAMATIQ_COMPOSITIONS, {"run": "blocking_socket_io"}, DRAMATIQ),
     ),
     reads={f"{r}.{p}": ("blocking_db", RESULT_STATE.replace("(ready", "(state/status, ready")) for r in RESULTS
            for p in ("state", "status")},
@@ -93,7 +113,9 @@ TASK_QUEUES = Vocabulary(
              **{q: "rq.Queue" for q in RQ_QUEUES},
              **{f"{q}.{m}": "rq.job.Job" for q in RQ_QUEUES for m in ("enqueue", "enqueue_call", "enqueue_at",
                                                                        "enqueue_in", "fetch_job")},
-             **{f"{j}.fetch": "rq.job.Job" for j in RQ_JOBS}},
+             **{f"{j}.fetch": "rq.job.Job" for j in RQ_JOBS},
+             "dramatiq.actor": DRAMATIQ_ACTORS[0], "dramatiq.actor.actor": DRAMATIQ_ACTORS[0],
+             **{c: c for c in DRAMATIQ_COMPOSITIONS}},
 )
 """Celery's and RQ's client calls that block (see the module docstring); ``app.control``/``app.tasks[...]`` are typed by
 :data:`~faultlib.detect.serving.blocking.vocab.ATTRIBUTE_TYPES`."""
