@@ -106,3 +106,20 @@ def test_a_cursor_call_handed_to_a_plain_function_still_blocks(tmp_path):
     use = "await bot.reply(cur.execute('select 1'))"
     assert flagged(tmp_path, _CURSOR.replace("{use}", use)) == {
         ("blocking_db", "await bot.reply(cur.execute('select 1'))")}
+
+
+def test_a_portalocker_lock_made_to_fail_when_locked_is_no_finding(tmp_path):
+    source = """
+        import portalocker
+
+
+        async def once(name):
+            with portalocker.Lock(name, fail_when_locked=True):
+                return name
+
+
+        async def waits(name):
+            with portalocker.Lock(name, timeout=5):
+                return name
+    """
+    assert flagged(tmp_path, source) == {("blocking_file_io", "with portalocker.Lock(name, timeout=5):")}

@@ -6,7 +6,8 @@ lock made that way.
 filelock's ``acquire(timeout=0)`` makes a single attempt and ``blocking=False`` (on ``acquire`` or the constructor)
 "raises Timeout immediately" when the lock is held (https://py-filelock.readthedocs.io/en/latest/api.html
 #filelock.BaseFileLock.acquire); portalocker's ``Lock.acquire(timeout=0)`` tries once and fails
-(https://portalocker.readthedocs.io/en/latest/portalocker.html#portalocker.utils.Lock). ``with lock:`` calls
+(https://portalocker.readthedocs.io/en/latest/portalocker.html#portalocker.utils.Lock), and with
+``fail_when_locked=True`` it fails at the first lock found held "instead of waiting for the timeout". ``with lock:`` calls
 ``acquire()`` without arguments, so the instance's own ``timeout``/``blocking`` decide there. Such an attempt is no
 finding, as ``portalocker.lock`` with ``LOCK_NB`` is none (:mod:`~faultlib.detect.serving.blocking.libraries.
 filelocks`). Used by :func:`~faultlib.detect.serving.blocking.sites.named_site` (the lock families' ``acquire``) and
@@ -24,21 +25,27 @@ __all__ = ["ACQUIRE", "made_to_try_once", "tries_once"]
 
 ACQUIRE = "acquire"
 """The lock method whose arguments may ask for a single attempt."""
+SINGLE_ATTEMPT = (("timeout", 0), ("blocking", False), ("fail_when_locked", True))
+"""The keyword values, on ``acquire`` or the lock's constructor, that ask for a single attempt."""
 
 
 def tries_once(call: ast.Call, method: str) -> bool:
     """Whether ``call`` of a lock's ``method`` is ``acquire`` asked not to wait (:func:`~faultlib.detect.serving.
-    blocking.shapes.is_poll`: ``acquire(False)``, ``acquire(timeout=0)``, ``acquire(blocking=False)``)."""
-    return method == ACQUIRE and is_poll(call)
+    blocking.shapes.is_poll`: ``acquire(False)``, ``acquire(timeout=0)``, ``acquire(blocking=False)``; portalocker's
+    ``acquire(fail_when_locked=True)``)."""
+    return method == ACQUIRE and (is_poll(call) or _asks_one_attempt(call))
 
 
 def made_to_try_once(expr: ast.expr, func: Func) -> bool:
-    """Whether the lock ``with expr:`` enters was constructed with ``timeout=0`` or ``blocking=False``: ``expr`` is
-    that construction, or a name bound only to it (a local of ``func``, else a module global)."""
+    """Whether the lock ``with expr:`` enters was constructed with one of :data:`SINGLE_ATTEMPT`: ``expr`` is that
+    construction, or a name bound only to it (a local of ``func``, else a module global)."""
     made = _construction(expr, func)
-    return made is not None and any(
-        k.arg in ("timeout", "blocking") and isinstance(k.value, ast.Constant) and k.value.value in (0, False)
-        and not isinstance(k.value.value, str) for k in made.keywords)
+    return made is not None and _asks_one_attempt(made)
+
+
+def _asks_one_attempt(call: ast.Call) -> bool:
+    return any(k.arg == name and isinstance(k.value, ast.Constant) and type(k.value.value) in (int, float, bool)
+               and k.value.value == value for k in call.keywords for name, value in SINGLE_ATTEMPT)
 
 
 def _construction(expr: ast.expr, func: Func) -> ast.Call | None:
