@@ -123,3 +123,25 @@ def test_a_portalocker_lock_made_to_fail_when_locked_is_no_finding(tmp_path):
                 return name
     """
     assert flagged(tmp_path, source) == {("blocking_file_io", "with portalocker.Lock(name, timeout=5):")}
+
+
+_HELD = """
+    from filelock import FileLock
+
+
+    class Refresher:
+        def __init__(self, path):
+            self._lock = FileLock(path{options})
+
+        async def refresh(self):
+            with self._lock:
+                return 1
+"""
+
+
+def test_entering_a_file_lock_its_class_made_with_a_zero_timeout_is_no_finding(tmp_path):
+    assert flagged(tmp_path, _HELD.replace("{options}", ", timeout=0")) == set()
+
+
+def test_entering_a_file_lock_its_class_made_to_wait_is_found(tmp_path):
+    assert flagged(tmp_path, _HELD.replace("{options}", "")) == {("blocking_file_io", "with self._lock:")}

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import ast
 
+from faultlib.detect.serving.blocking.holders import self_stores
+from faultlib.detect.serving.blocking.infer import _positional
 from faultlib.detect.serving.blocking.model import Func
 from faultlib.detect.serving.blocking.shapes import is_poll
 
@@ -38,7 +40,8 @@ def tries_once(call: ast.Call, method: str) -> bool:
 
 def made_to_try_once(expr: ast.expr, func: Func) -> bool:
     """Whether the lock ``with expr:`` enters was constructed with one of :data:`SINGLE_ATTEMPT`: ``expr`` is that
-    construction, or a name bound only to it (a local of ``func``, else a module global)."""
+    construction, or a name bound only to it (a local of ``func``, else a module global), or ``self.<attribute>``
+    stored once by the methods of ``func``'s class."""
     made = _construction(expr, func)
     return made is not None and _asks_one_attempt(made)
 
@@ -51,6 +54,11 @@ def _asks_one_attempt(call: ast.Call) -> bool:
 def _construction(expr: ast.expr, func: Func) -> ast.Call | None:
     if isinstance(expr, ast.Call):
         return expr
+    if (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and func.cls is not None
+            and _positional(func.node)[:1] == [expr.value.id]):  # self._lock = FileLock(p, timeout=0) in __init__
+        stores = self_stores(func.cls).get(expr.attr, [])
+        return stores[0][0] if len(stores) == 1 and stores[0][2] is None and isinstance(
+            stores[0][0], ast.Call) else None
     if not isinstance(expr, ast.Name):
         return None
     stores = [n for n in func.nodes if isinstance(n, ast.Name) and n.id == expr.id and isinstance(n.ctx, ast.Store)]
