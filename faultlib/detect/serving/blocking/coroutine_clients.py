@@ -26,7 +26,7 @@ import ast
 
 from faultlib.detect.serving.blocking.model import dotted
 
-__all__ = ["used_as_coroutines"]
+__all__ = ["SCHEDULERS", "coroutine_calls", "used_as_coroutines"]
 
 SCHEDULERS = frozenset({"create_task", "ensure_future", "gather", "wait_for", "shield", "run_coroutine_threadsafe"})
 """Loop functions (``asyncio.<name>``, or a loop's or task group's ``create_task``) whose arguments are coroutines."""
@@ -55,7 +55,7 @@ def _search(index, type_name: str) -> bool:
             continue  # only a module naming the package (an import, at any level) can hold one of its clients
         for func in module.all_functions:  # a plain def schedules coroutines too (run_coroutine_threadsafe)
             for node in func.nodes:
-                for call in _coroutines(node):
+                for call in coroutine_calls(node):
                     if any(index.type_of(r, func) == type_name for r in _receivers(call)):
                         return True
     return False
@@ -71,7 +71,7 @@ def _receivers(call: ast.Call) -> list[ast.expr]:
     return found
 
 
-def _coroutines(node: ast.AST) -> list[ast.Call]:
+def coroutine_calls(node: ast.AST) -> list[ast.Call]:
     """The calls ``node`` treats as coroutines: the one it awaits, or those it hands to a scheduler."""
     if isinstance(node, ast.Await) and isinstance(node.value, ast.Call):
         return [node.value]

@@ -25,7 +25,7 @@ from faultlib.detect.serving.blocking.model import (
     nodes_of,
 )
 
-__all__ = ["held_classes"]
+__all__ = ["held_classes", "self_stores"]
 
 MAX_DEPTH = 8      # assignments, parameters and returns followed from the receiver
 MAX_CLASSES = 8    # classes collected for one receiver
@@ -122,7 +122,7 @@ class _Walk:
             klass = self.index.type_of(owner, func)
         if not isinstance(klass, Klass):
             return
-        for value, method, position in _self_stores(origin(klass)).get(expr.attr, []):
+        for value, method, position in self_stores(origin(klass)).get(expr.attr, []):
             self.value(value, method, depth + 1, found, seen, position)
 
 
@@ -143,7 +143,7 @@ def _stores(func: Func, name: str) -> list[tuple[ast.expr, int | None]]:
     return found
 
 
-def _self_stores(klass: Klass) -> dict[str, list[tuple[ast.expr, Func, int | None]]]:
+def self_stores(klass: Klass) -> dict[str, list[tuple[ast.expr, Func, int | None]]]:
     """``attr -> [(value, method, position)]`` of every ``self.attr = value`` (and ``self.a, self.b = value``, by
     position) in ``klass``'s methods (built once per class)."""
     table = klass.__dict__.get("_faultlib_held_stores")
@@ -178,7 +178,7 @@ def overridden_store(index, klass: Klass, name: str):
     for base in index.bases(klass):
         if not isinstance(base, Klass):
             continue
-        for value, method, position in _self_stores(origin(base)).get(name, []):
+        for value, method, position in self_stores(origin(base)).get(name, []):
             if (position is None and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
                     and isinstance(value.func.value, ast.Name) and _positional(method.node)[:1] == [value.func.value.id]):
                 override = index.method(klass, value.func.attr)

@@ -18,6 +18,7 @@ import ast
 
 from faultlib.detect.serving.blocking.consumed_bodies import read_before
 from faultlib.detect.serving.blocking.libraries.responses import STREAMED_RESPONSE
+from faultlib.detect.serving.blocking.lock_attempts import made_to_try_once
 from faultlib.detect.serving.blocking.model import Func, nodes_of
 from faultlib.detect.serving.blocking.sites import Site
 
@@ -71,13 +72,14 @@ def entered_sites(func: Func, index) -> list[Site]:
     the statement calls ``__enter__`` on the spot, in the same thread (the language reference, "The with
     statement", https://docs.python.org/3/reference/compound_stmts.html#the-with-statement), so ``with
     FileLock(path):`` waits for the lock file as ``lock.acquire()`` does. ``async with`` calls ``__aenter__``
-    instead, and a family names the sync method only."""
+    instead, and a family names the sync method only. A lock made to try once (``FileLock(p, blocking=False)``:
+    :mod:`~faultlib.detect.serving.blocking.lock_attempts`) does not wait there."""
     found = []
     for node in nodes_of(func, ast.With):
         for item in node.items:
             owner = index.type_of(item.context_expr, func)
             kind = index.vocab.family_kind(owner, "__enter__") if isinstance(owner, str) else None
-            if kind is not None:
+            if kind is not None and not made_to_try_once(item.context_expr, func):  # FileLock(p, timeout=0)
                 found.append(Site(kind[0], f"{owner}.__enter__ (entered by the with statement)", func,
                                   item.context_expr))
     return found

@@ -120,11 +120,12 @@ def is_super_call(expr: ast.expr) -> bool:
 
 
 def is_poll(call: ast.Call) -> bool:
-    """``q.get(False)``, ``q.get(block=False)``, ``q.get(timeout=0)``, ``event.wait(0)``: a poll, not a wait."""
+    """``q.get(False)``, ``q.get(block=False)``, ``q.get(timeout=0)``, ``event.wait(0)``, ``lock.acquire(blocking=False)``
+    (https://docs.python.org/3/library/threading.html#threading.Lock.acquire): a poll, not a wait."""
     def falsy(node: ast.expr | None) -> bool:
         return isinstance(node, ast.Constant) and node.value in (False, 0)
     return (falsy(call.args[0]) if call.args else False) or any(
-        k.arg in ("block", "timeout") and falsy(k.value) for k in call.keywords)
+        k.arg in ("block", "blocking", "timeout") and falsy(k.value) for k in call.keywords)
 
 
 MODEL_VERBS = frozenset({"encode", "decode", "generate", "infer", "inference", "predict", "embed", "encode_image",

@@ -55,6 +55,7 @@ from faultlib.detect.serving.blocking.proc_files import reads_proc
 from faultlib.detect.serving.blocking.revived_objects import revives_in_memory
 from faultlib.detect.serving.blocking.scopes import _LOADED_MODEL
 from faultlib.detect.serving.blocking.settled_events import settled_wait
+from faultlib.detect.serving.blocking.lock_attempts import tries_once
 from faultlib.detect.serving.blocking.shapes import class_parameter, is_poll
 from faultlib.detect.serving.blocking.single_rows import adds_one_row
 from faultlib.detect.serving.blocking.stream_params import opened_stream_argument
@@ -173,8 +174,9 @@ def named_site(index, target: str, call: ast.Call, func: Func) -> Site | None:
         waits = family[0] != "blocking_task" or not (is_poll(call) or joins_finished(call, func)
                                                      or guarded_get(call, func) or reads_own_done_future(call, func)
                                                      or settled_wait(index, call, func))
-        quiet = not waits or only_creates(target, call, func) or adds_one_row(owner, method, call, func) or (
-            owner == STREAMED_RESPONSE and read_before(call, func))  # a streamed body an earlier read stored
+        quiet = (not waits or tries_once(call, method)  # a file lock's acquire(timeout=0): one attempt
+                 or only_creates(target, call, func) or adds_one_row(owner, method, call, func)
+                 or (owner == STREAMED_RESPONSE and read_before(call, func)))  # a body an earlier read stored
         return None if quiet else Site(
             family[0], target if guess is None else f"{target} ({guess})", func, call, guess)
     constructed = index.vocab.family_kind(target, "__init__") if method[:1].isupper() else None

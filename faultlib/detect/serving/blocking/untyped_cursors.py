@@ -18,8 +18,9 @@ driver's (held-out wave 81: a Matrix bot's command and callback coroutines, 31 s
   connection's :data:`CONNECTION_METHODS`;
 * neither the cursor nor ``X`` has a type the analysis knows (a known type is read by the vocabulary or by the
   class's own methods, never guessed);
-* no call on the cursor in ``func`` is awaited and it is never entered by ``async with`` (one awaited call makes it
-  an async driver's);
+* no call on the cursor in ``func`` is awaited or handed to a scheduler as a coroutine (``asyncio.wait_for(cur.
+  execute(q), 5)``, :func:`~faultlib.detect.serving.blocking.coroutine_clients.coroutine_calls`) and it is never
+  entered by ``async with`` (one such call makes it an async driver's);
 * the analysed files import a synchronous DB-API driver (a module whose ``connect`` the vocabulary lists as
   ``blocking_db``: sqlite3, psycopg2, PyMySQL, mysql.connector...).
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import ast
 
 from faultlib.detect.serving.blocking.closed_things import closed_thing
+from faultlib.detect.serving.blocking.coroutine_clients import coroutine_calls
 from faultlib.detect.serving.blocking.model import Func, dotted, nodes_of
 
 __all__ = ["CONNECTION_METHODS", "CURSOR_METHODS", "untyped_cursor_call"]
@@ -85,20 +87,20 @@ def _cursors(index, func: Func) -> dict[str, str]:
                 other.add(name)
     args = func.node.args
     other.update(a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
-    for node in nodes_of(func, ast.Await):  # await cur.execute(...): an asyncio driver's cursor
-        inner = node.value
-        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and isinstance(
-                inner.func.value, ast.Name):
-            other.add(inner.func.value.id)
+    for node in nodes_of(func, (ast.Await, ast.Call)):  # await cur.execute(q), wait_for(cur.execute(q), 5): async
+        for inner in coroutine_calls(node):
+            if isinstance(inner.func, ast.Attribute) and isinstance(inner.func.value, ast.Name):
+                other.add(inner.func.value.id)
     memo = func.__dict__["_faultlib_untyped_cursors"] = {n: s for n, s in bound.items() if n not in other}
     return memo
 
 
 def _bindings(node: ast.AST) -> list[tuple[str, ast.expr | None]]:
     """``(name, value)`` for each plain name ``node`` binds (value None when it is not one expression's)."""
-    if isinstance(node, ast.Assign):
+    if isinstance(node, ast.Assign):  # cur, n = ...: a name unpacked from a tuple is no cursor() call's
         return [(t.id, node.value if len(node.targets) == 1 else None) for t in node.targets
-                if isinstance(t, ast.Name)]
+                if isinstance(t, ast.Name)] + [(n.id, None) for t in node.targets if not isinstance(t, ast.Name)
+                                               for n in ast.walk(t) if isinstance(n, ast.Name)]
     if isinstance(node, (ast.With, ast.AsyncWith)):
         return [(i.optional_vars.id, i.context_expr) for i in node.items if isinstance(i.optional_vars, ast.Name)]
     if isinstance(node, ast.AnnAssign):
