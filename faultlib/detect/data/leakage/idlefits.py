@@ -38,7 +38,8 @@ it (a vocabulary of the most common words) a statistic of the values.
 A ``transform`` can learn too: a step whose ``fit`` is ``return self`` but whose ``transform`` fits an estimator on the
 rows it is given (``SimpleImputer().fit_transform(X)``, ``self.encoder.fit(X, y)``) or computes a statistic of them
 (``X[c].mean()``, ``pd.get_dummies(X)``: the category set) refits on every call, so ``pipe.fit_transform(X)`` learns
-from ``X`` all the same (:func:`learning_transform`). Stop 57 (an imputing pipeline, a target encoder and a
+from ``X`` all the same (:func:`learning_transform`). A statistic across each row's columns (``X[cols].mean(axis=1)``,
+pandas' ``axis=1``/``axis='columns'``) reads one row at a time and learns nothing from the others. Stop 57 (an imputing pipeline, a target encoder and a
 feature-engineering step of public notebooks, all with an empty ``fit``): read as idle, their fits before a split or a
 cross-validation went silent.
 """
@@ -49,6 +50,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.columnfilters import _columns_axis
 from faultlib.detect.data.leakage.pairreturns import OPTION as TUPLE_RETURNS, tuple_roles
 from faultlib.detect.data.leakage.values import Est
 
@@ -124,8 +126,8 @@ def learning_transform(fn: ast.FunctionDef) -> bool:
         args = [*node.args, *(k.value for k in node.keywords)]
         if name in _FITS and any(reads.values(a) for a in args):
             return True  # SimpleImputer().fit_transform(X[num]), self.encoder.fit(X[cols], y)
-        if name in vocab.STATISTICS | _ROW_STATISTICS and (reads.values(node.func.value) or any(
-                reads.values(a) for a in args)):
+        if name in vocab.STATISTICS | _ROW_STATISTICS and not _columns_axis(node) and (reads.values(
+                node.func.value) or any(reads.values(a) for a in args)):
             return True  # X[c].mean(), np.median(X[c]), pd.get_dummies(X[cols])
     return False
 

@@ -11,7 +11,9 @@ then a scored row's label, as with a ``shift`` in the script itself (:mod:`.time
 
 Recognised (:func:`lagged_target_columns`): a string constant of the program whose name tokens hold a lag word
 (``lag``, ``lagged``, ``prev``, ``previous``, ``shifted``) and, besides lag words and numbers, a word of a target
-column's name (``points`` of ``total_points``; generic words such as ``total`` or ``count`` do not count). The
+column's name (``points`` of ``total_points``; generic words such as ``total`` or ``count`` do not count), unless
+it only stands where columns are taken away (``drop(columns=[...])``, ``del df[...]``, ``c not in (...)``: the lags
+dropped from the features leak nothing). The
 columns are shown as the rows' time-ordered features when the script computes none itself; a split that keeps time
 order, or folds of whole series, stays silent as before.
 """
@@ -37,14 +39,25 @@ def _words(name: str) -> set[str]:
     return {t.lower() for t in vocab.name_tokens(name) if len(t) > 1 and not t.isdigit()}
 
 
+def _removes_columns(node: ast.AST) -> bool:
+    """``df.drop(columns=[...])``, ``del df['c']``, ``c not in ('a', 'b')``: the columns named there are taken away
+    from the features (pandas API, ``DataFrame.drop``), not kept."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "drop" or \
+        isinstance(node, ast.Delete) or isinstance(node, ast.Compare) and any(
+            isinstance(op, (ast.NotIn, ast.NotEq)) for op in node.ops)
+
+
 def lagged_target_columns(tree: ast.AST, targets: Iterable[str]) -> list[str]:
     """The string constants of ``tree`` that name a lag of a target column (see the module docstring), sorted."""
     target_words = set().union(*(_words(t) for t in targets if isinstance(t, str))) - _GENERIC
     if not target_words:
         return []
-    out = set()
+    out, removed = set(), set()
     for node in walk_once(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 60:
+        if _removes_columns(node):
+            removed |= {id(c) for c in ast.walk(node) if isinstance(c, ast.Constant)}
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 60 and \
+                id(node) not in removed:
             words = _words(node.value)
             if words & _LAG_WORDS and (words - _LAG_WORDS) & target_words:
                 out.add(node.value)

@@ -1,0 +1,101 @@
+"""Review of the leakage rules added at stop 58 (issue 17): realistic look-alikes of the programs each new rule was
+written for, in both directions. Every example is written for this test."""
+
+from __future__ import annotations
+
+from tests.detect.leakage_source import dedented_alarms, line_of
+
+# ------------------------------- labelrates.py: a share of a table that holds the labels beside other data
+
+_RATE_CUT = """\
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import f1_score
+    from sklearn.model_selection import train_test_split
+
+    df = pd.read_csv("churn.csv")
+    X_train, X_test, y_train, y_test = train_test_split(df.drop(columns="churn"), df["churn"], random_state=0)
+    clf = LogisticRegression().fit(X_train, y_train)
+    proba = clf.predict_proba(X_test)[:, 1]
+    {rate}
+    pred = np.where(proba > cut, 1, 0)
+    print(f1_score(y_test, pred))
+"""
+
+
+def test_a_cut_at_the_test_labels_share_is_found(tmp_path):
+    text = _RATE_CUT.format(rate="cut = np.mean(y_test)")
+    assert ("tuned_on_test", line_of(text, "cut = ")) in dedented_alarms(tmp_path, text)
+
+
+def test_a_cut_at_the_mean_predicted_probability_of_a_table_beside_the_labels_is_silent(tmp_path):
+    rate = 'table = pd.DataFrame({"y": y_test, "p": proba})\n    cut = table["p"].mean()'
+    text = _RATE_CUT.format(rate=rate)
+    assert not {a for a in dedented_alarms(tmp_path, text) if a[0] == "tuned_on_test"}
+
+
+# ------------------------------------- lagnames.py: lags of the target named only to be dropped
+
+_LAGS = """\
+    import pandas as pd
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.metrics import mean_absolute_error
+    from sklearn.model_selection import train_test_split
+
+    df = pd.read_csv("player_rounds.csv")
+    {features}
+    X_train, X_test, y_train, y_test = train_test_split(X, df["total_points"], test_size=0.2)
+    model = RandomForestRegressor().fit(X_train, y_train)
+    print(mean_absolute_error(y_test, model.predict(X_test)))
+"""
+
+
+def test_a_shuffled_split_of_rows_with_lag_columns_of_the_target_is_found(tmp_path):
+    text = _LAGS.format(features='X = df[["minutes", "points_lag_1", "points_lag_2"]]')
+    assert ("shuffled_time_split", line_of(text, "train_test_split(X")) in dedented_alarms(tmp_path, text)
+
+
+def test_lag_columns_of_the_target_dropped_from_the_features_are_silent(tmp_path):
+    text = _LAGS.format(features='X = df.drop(columns=["total_points", "points_lag_1", "points_lag_2"])')
+    assert not {a for a in dedented_alarms(tmp_path, text) if a[0] == "shuffled_time_split"}
+
+
+# ------------------------------ idlefits.py: a transform computing a statistic across each row's columns
+
+_ROW_STEP = """\
+    import pandas as pd
+    from sklearn.base import BaseEstimator, TransformerMixin
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import accuracy_score
+    from sklearn.model_selection import train_test_split
+
+    MARKS = ["math", "reading", "writing"]
+
+
+    class Summary(BaseEstimator, TransformerMixin):
+        def fit(self, X, y=None):
+            return self
+
+        def transform(self, X):
+            X = X.copy()
+            {body}
+            return X
+
+
+    df = pd.read_csv("pupils.csv")
+    features = Summary().fit_transform(df[MARKS])
+    X_train, X_test, y_train, y_test = train_test_split(features, df["passed"], random_state=0)
+    clf = LogisticRegression().fit(X_train, y_train)
+    print(accuracy_score(y_test, clf.predict(X_test)))
+"""
+
+
+def test_a_transform_centring_each_column_on_its_mean_is_a_fit_before_the_split(tmp_path):
+    text = _ROW_STEP.format(body='X["math"] = X["math"] - X["math"].mean()')
+    assert ("fit_before_split", line_of(text, "fit_transform(")) in dedented_alarms(tmp_path, text)
+
+
+def test_a_transform_averaging_each_rows_marks_is_silent(tmp_path):
+    text = _ROW_STEP.format(body='X["average"] = X[MARKS].mean(axis=1)\n            X["best"] = X[MARKS].max(axis="columns")')
+    assert not {a for a in dedented_alarms(tmp_path, text) if a[0] == "fit_before_split"}
