@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from tests.detect.leakage_source import dedented_alarms, line_of
 
+
+def _lines(tmp_path, text: str, kind: str) -> set[int]:
+    """The lines of ``text``'s findings of ``kind``."""
+    return {line for found, line in dedented_alarms(tmp_path, text) if found == kind}
+
 # ------------------------------- labelrates.py: a share of a table that holds the labels beside other data
 
 _RATE_CUT = """\
@@ -26,13 +31,13 @@ _RATE_CUT = """\
 
 def test_a_cut_at_the_test_labels_share_is_found(tmp_path):
     text = _RATE_CUT.format(rate="cut = np.mean(y_test)")
-    assert ("tuned_on_test", line_of(text, "cut = ")) in dedented_alarms(tmp_path, text)
+    assert line_of(text, "cut = ") in _lines(tmp_path, text, "tuned_on_test")
 
 
 def test_a_cut_at_the_mean_predicted_probability_of_a_table_beside_the_labels_is_silent(tmp_path):
     rate = 'table = pd.DataFrame({"y": y_test, "p": proba})\n    cut = table["p"].mean()'
     text = _RATE_CUT.format(rate=rate)
-    assert not {a for a in dedented_alarms(tmp_path, text) if a[0] == "tuned_on_test"}
+    assert not _lines(tmp_path, text, "tuned_on_test")
 
 
 # ------------------------------------- lagnames.py: lags of the target named only to be dropped
@@ -53,12 +58,12 @@ _LAGS = """\
 
 def test_a_shuffled_split_of_rows_with_lag_columns_of_the_target_is_found(tmp_path):
     text = _LAGS.format(features='X = df[["minutes", "points_lag_1", "points_lag_2"]]')
-    assert ("shuffled_time_split", line_of(text, "train_test_split(X")) in dedented_alarms(tmp_path, text)
+    assert line_of(text, "train_test_split(X") in _lines(tmp_path, text, "shuffled_time_split")
 
 
 def test_lag_columns_of_the_target_dropped_from_the_features_are_silent(tmp_path):
     text = _LAGS.format(features='X = df.drop(columns=["total_points", "points_lag_1", "points_lag_2"])')
-    assert not {a for a in dedented_alarms(tmp_path, text) if a[0] == "shuffled_time_split"}
+    assert not _lines(tmp_path, text, "shuffled_time_split")
 
 
 # ------------------------------ idlefits.py: a transform computing a statistic across each row's columns
@@ -93,9 +98,9 @@ _ROW_STEP = """\
 
 def test_a_transform_centring_each_column_on_its_mean_is_a_fit_before_the_split(tmp_path):
     text = _ROW_STEP.format(body='X["math"] = X["math"] - X["math"].mean()')
-    assert ("fit_before_split", line_of(text, "fit_transform(")) in dedented_alarms(tmp_path, text)
+    assert line_of(text, "fit_transform(") in _lines(tmp_path, text, "fit_before_split")
 
 
 def test_a_transform_averaging_each_rows_marks_is_silent(tmp_path):
     text = _ROW_STEP.format(body='X["average"] = X[MARKS].mean(axis=1)\n            X["best"] = X[MARKS].max(axis="columns")')
-    assert not {a for a in dedented_alarms(tmp_path, text) if a[0] == "fit_before_split"}
+    assert not _lines(tmp_path, text, "fit_before_split")
