@@ -104,3 +104,37 @@ def test_a_transform_centring_each_column_on_its_mean_is_a_fit_before_the_split(
 def test_a_transform_averaging_each_rows_marks_is_silent(tmp_path):
     text = _ROW_STEP.format(body='X["average"] = X[MARKS].mean(axis=1)\n            X["best"] = X[MARKS].max(axis="columns")')
     assert not _lines(tmp_path, text, "fit_before_split")
+
+
+# ------------------------ tablepicks.py: a table of records sorted by a field that holds no test score
+
+_BOARD = """\
+    import pandas as pd
+    from sklearn.ensemble import GradientBoostingRegressor, RandomForestRegressor
+    from sklearn.metrics import r2_score
+    from sklearn.model_selection import cross_val_score, train_test_split
+
+    homes = pd.read_csv("homes.csv")
+    X_train, X_test, y_train, y_test = train_test_split(homes.drop(columns="price"), homes["price"])
+    forest = RandomForestRegressor().fit(X_train, y_train)
+    boost = GradientBoostingRegressor().fit(X_train, y_train)
+    rows = []
+    rows.append({{"name": "forest", "cv": cross_val_score(forest, X_train, y_train).mean(),
+                 "held_out": r2_score(y_test, forest.predict(X_test))}})
+    rows.append({{"name": "boost", "cv": cross_val_score(boost, X_train, y_train).mean(),
+                 "held_out": r2_score(y_test, boost.predict(X_test))}})
+    board = pd.DataFrame(rows).set_index("name").sort_values(by="{key}", ascending=False)
+    pick = board.index[0]
+    chosen = {{"forest": forest, "boost": boost}}[pick]
+    print("the chosen model on the test rows", r2_score(y_test, chosen.predict(X_test)))
+"""
+
+
+def test_the_first_row_of_records_sorted_by_their_test_score_rescored_is_found(tmp_path):
+    text = _BOARD.format(key="held_out")
+    assert line_of(text, "the chosen model") in _lines(tmp_path, text, "tuned_on_test")
+
+
+def test_the_first_row_of_records_sorted_by_cross_validation_is_silent(tmp_path):
+    text = _BOARD.format(key="cv")
+    assert not _lines(tmp_path, text, "tuned_on_test")
