@@ -138,3 +138,44 @@ def test_the_first_row_of_records_sorted_by_their_test_score_rescored_is_found(t
 def test_the_first_row_of_records_sorted_by_cross_validation_is_silent(tmp_path):
     text = _BOARD.format(key="cv")
     assert not _lines(tmp_path, text, "tuned_on_test")
+
+
+# ------------------------------- idlefits.py: a fit walking a table's column names is no loop over its rows
+
+_WALKING_FIT = """\
+    from collections import Counter
+
+    import pandas as pd
+    from sklearn.base import BaseEstimator, TransformerMixin
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_score, train_test_split
+
+
+    class Step(BaseEstimator, TransformerMixin):
+        def fit(self, X, y=None):
+            self.kept_ = []
+            {loop}
+            return self
+
+        def transform(self, X):
+            return X[self.kept_] if isinstance(X, pd.DataFrame) else X
+
+
+    df = pd.read_csv("applicants.csv")
+    table = Step().fit_transform(df.drop(columns="hired"))
+    X_train, X_test, y_train, y_test = train_test_split(table, df["hired"], random_state=0)
+    print(cross_val_score(LogisticRegression(), X_train, y_train).mean())
+"""
+
+
+def test_a_fit_counting_the_words_of_each_row_is_a_fit_before_the_split(tmp_path):
+    loop = "counts = Counter()\n            for words in X:\n                counts.update(words)\n" \
+           "            self.kept_ = [w for w, _ in counts.most_common(20)]"
+    text = _WALKING_FIT.format(loop=loop)
+    assert line_of(text, "fit_transform(") in _lines(tmp_path, text, "fit_before_split")
+
+
+def test_a_fit_keeping_the_numeric_columns_it_walks_is_silent(tmp_path):
+    loop = "for name in X:\n                if X[name].dtype != object:\n                    self.kept_.append(name)"
+    text = _WALKING_FIT.format(loop=loop)
+    assert not _lines(tmp_path, text, "fit_before_split")

@@ -33,7 +33,8 @@ call in it reads its data parameters (and the locals computed from them) only as
 A ``fit`` that calls anything else on the rows (``self.scaler.fit(X)``, ``X.mean()``, ``X[c].quantile(...)``) or a
 class that writes its own ``fit_transform`` keeps the old reading: a transformer that learns. So does a ``fit`` that
 loops over its rows (``for counts in X: total.update(counts)``): the loop variable is a row, and what is built from
-it (a vocabulary of the most common words) a statistic of the values.
+it (a vocabulary of the most common words) a statistic of the values. Not a loop whose variable indexes the table it
+walks (``for c in X: if X[c].dtype == object: ...``): a pandas table yields its column names.
 
 A ``transform`` can learn too: a step whose ``fit`` is ``return self`` but whose ``transform`` fits an estimator on the
 rows it is given (``SimpleImputer().fit_transform(X)``, ``self.encoder.fit(X, y)``) or computes a statistic of them
@@ -132,12 +133,23 @@ def learning_transform(fn: ast.FunctionDef) -> bool:
     return False
 
 
+def _column_keys(loop: ast.For | ast.comprehension) -> set[str]:
+    """The loop variables of ``for c in X:`` that index the table looped over inside the loop (``X[c]``): iterating
+    a pandas ``DataFrame`` yields its column labels (pandas API, ``DataFrame.__iter__``: "iterate over info axis"),
+    so ``c`` is a column's name, not a row."""
+    tables = {n.id for n in ast.walk(loop.iter) if isinstance(n, ast.Name)}
+    inside = loop.body if isinstance(loop, ast.For) else loop.ifs
+    return {n.slice.id for part in inside for n in ast.walk(part) if isinstance(n, ast.Subscript) and isinstance(
+        n.value, ast.Name) and n.value.id in tables and isinstance(n.slice, ast.Name)}
+
+
 def idle_fit(fn: ast.FunctionDef) -> bool:
     """``fn`` (a class's ``fit``) learns nothing from its rows (see the module docstring)."""
     reads = _Reads(_params(fn))
     for node in ast.walk(fn):
         if isinstance(node, (ast.For, ast.comprehension)) and reads.values(node.iter):
-            reads.rows |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}  # for row in X: a row
+            looped = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}  # for row in X: a row
+            reads.rows |= looped - _column_keys(node)
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if reads.values(node.value):
