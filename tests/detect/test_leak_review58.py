@@ -66,6 +66,33 @@ def test_lag_columns_of_the_target_dropped_from_the_features_are_silent(tmp_path
     assert not _lines(tmp_path, text, "shuffled_time_split")
 
 
+_LAGS_AND_STATIC = """\
+    import pandas as pd
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.linear_model import Ridge
+    from sklearn.metrics import mean_absolute_error
+    from sklearn.model_selection import TimeSeriesSplit, cross_val_score, train_test_split
+
+    df = pd.read_csv("player_rounds.csv").sort_values("round")
+    lagged = df[["minutes", "points_lag_1", "points_lag_2"]]
+    print(cross_val_score(Ridge(), lagged, df["total_points"], cv=TimeSeriesSplit(4)).mean())
+    static = df[{static}]
+    X_train, X_test, y_train, y_test = train_test_split(static, df["total_points"], test_size=0.2)
+    model = RandomForestRegressor().fit(X_train, y_train)
+    print(mean_absolute_error(y_test, model.predict(X_test)))
+"""
+
+
+def test_a_shuffled_split_of_the_lag_columns_beside_a_time_ordered_fold_is_found(tmp_path):
+    text = _LAGS_AND_STATIC.format(static='["goals", "points_lag_1"]')
+    assert line_of(text, "train_test_split(static") in _lines(tmp_path, text, "shuffled_time_split")
+
+
+def test_a_shuffled_split_of_other_columns_beside_a_time_ordered_fold_of_the_lags_is_silent(tmp_path):
+    text = _LAGS_AND_STATIC.format(static='["minutes", "goals", "assists"]')
+    assert not _lines(tmp_path, text, "shuffled_time_split")
+
+
 # ------------------------------ idlefits.py: a transform computing a statistic across each row's columns
 
 _ROW_STEP = """\
