@@ -3,6 +3,8 @@ written for, in both directions. Every example is written for this test."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.detect.leakage_source import dedented_alarms, line_of
 
 
@@ -29,15 +31,6 @@ _RATE_CUT = """\
 """
 
 
-def test_a_cut_at_the_test_labels_share_is_found(tmp_path):
-    text = _RATE_CUT.format(rate="cut = np.mean(y_test)")
-    assert line_of(text, "cut = ") in _lines(tmp_path, text, "tuned_on_test")
-
-
-def test_a_cut_at_the_mean_predicted_probability_of_a_table_beside_the_labels_is_silent(tmp_path):
-    rate = 'table = pd.DataFrame({"y": y_test, "p": proba})\n    cut = table["p"].mean()'
-    text = _RATE_CUT.format(rate=rate)
-    assert not _lines(tmp_path, text, "tuned_on_test")
 
 
 # ------------------------------------- lagnames.py: lags of the target named only to be dropped
@@ -56,14 +49,6 @@ _LAGS = """\
 """
 
 
-def test_a_shuffled_split_of_rows_with_lag_columns_of_the_target_is_found(tmp_path):
-    text = _LAGS.format(features='X = df[["minutes", "points_lag_1", "points_lag_2"]]')
-    assert line_of(text, "train_test_split(X") in _lines(tmp_path, text, "shuffled_time_split")
-
-
-def test_lag_columns_of_the_target_dropped_from_the_features_are_silent(tmp_path):
-    text = _LAGS.format(features='X = df.drop(columns=["total_points", "points_lag_1", "points_lag_2"])')
-    assert not _lines(tmp_path, text, "shuffled_time_split")
 
 
 _LAGS_AND_STATIC = """\
@@ -83,14 +68,6 @@ _LAGS_AND_STATIC = """\
 """
 
 
-def test_a_shuffled_split_of_the_lag_columns_beside_a_time_ordered_fold_is_found(tmp_path):
-    text = _LAGS_AND_STATIC.format(static='["goals", "points_lag_1"]')
-    assert line_of(text, "train_test_split(static") in _lines(tmp_path, text, "shuffled_time_split")
-
-
-def test_a_shuffled_split_of_other_columns_beside_a_time_ordered_fold_of_the_lags_is_silent(tmp_path):
-    text = _LAGS_AND_STATIC.format(static='["minutes", "goals", "assists"]')
-    assert not _lines(tmp_path, text, "shuffled_time_split")
 
 
 # ------------------------------ idlefits.py: a transform computing a statistic across each row's columns
@@ -123,14 +100,6 @@ _ROW_STEP = """\
 """
 
 
-def test_a_transform_centring_each_column_on_its_mean_is_a_fit_before_the_split(tmp_path):
-    text = _ROW_STEP.format(body='X["math"] = X["math"] - X["math"].mean()')
-    assert line_of(text, "fit_transform(") in _lines(tmp_path, text, "fit_before_split")
-
-
-def test_a_transform_averaging_each_rows_marks_is_silent(tmp_path):
-    text = _ROW_STEP.format(body='X["average"] = X[MARKS].mean(axis=1)\n            X["best"] = X[MARKS].max(axis="columns")')
-    assert not _lines(tmp_path, text, "fit_before_split")
 
 
 # ------------------------ tablepicks.py: a table of records sorted by a field that holds no test score
@@ -157,14 +126,6 @@ _BOARD = """\
 """
 
 
-def test_the_first_row_of_records_sorted_by_their_test_score_rescored_is_found(tmp_path):
-    text = _BOARD.format(key="held_out")
-    assert line_of(text, "the chosen model") in _lines(tmp_path, text, "tuned_on_test")
-
-
-def test_the_first_row_of_records_sorted_by_cross_validation_is_silent(tmp_path):
-    text = _BOARD.format(key="cv")
-    assert not _lines(tmp_path, text, "tuned_on_test")
 
 
 # ------------------------------- idlefits.py: a fit walking a table's column names is no loop over its rows
@@ -195,14 +156,47 @@ _WALKING_FIT = """\
 """
 
 
-def test_a_fit_counting_the_words_of_each_row_is_a_fit_before_the_split(tmp_path):
-    loop = "counts = Counter()\n            for words in X:\n                counts.update(words)\n" \
-           "            self.kept_ = [w for w, _ in counts.most_common(20)]"
-    text = _WALKING_FIT.format(loop=loop)
-    assert line_of(text, "fit_transform(") in _lines(tmp_path, text, "fit_before_split")
+_ROW_LOOP = "counts = Counter()\n            for words in X:\n                counts.update(words)\n" \
+            "            self.kept_ = [w for w, _ in counts.most_common(20)]"
+_COLUMN_LOOP = "for name in X:\n                if X[name].dtype != object:\n" \
+               "                    self.kept_.append(name)"
+
+#: (template, what fills it, kind, text of the line found -- None: the kind stays silent)
+_CASES = {
+    "a cut at the test labels' share is found": (
+        _RATE_CUT, {"rate": "cut = np.mean(y_test)"}, "tuned_on_test", "cut = "),
+    "a cut at the mean probability of a table beside the labels is silent": (
+        _RATE_CUT, {"rate": 'table = pd.DataFrame({"y": y_test, "p": proba})\n    cut = table["p"].mean()'},
+        "tuned_on_test", None),
+    "a shuffled split of rows with lags of the target is found": (
+        _LAGS, {"features": 'X = df[["minutes", "points_lag_1", "points_lag_2"]]'}, "shuffled_time_split",
+        "train_test_split(X"),
+    "lags of the target dropped from the features are silent": (
+        _LAGS, {"features": 'X = df.drop(columns=["total_points", "points_lag_1", "points_lag_2"])'},
+        "shuffled_time_split", None),
+    "a shuffled split of the lags beside a time-ordered fold is found": (
+        _LAGS_AND_STATIC, {"static": '["goals", "points_lag_1"]'}, "shuffled_time_split", "train_test_split(static"),
+    "a shuffled split of other columns beside a time-ordered fold of the lags is silent": (
+        _LAGS_AND_STATIC, {"static": '["minutes", "goals", "assists"]'}, "shuffled_time_split", None),
+    "a transform centring a column on its mean is a fit before the split": (
+        _ROW_STEP, {"body": 'X["math"] = X["math"] - X["math"].mean()'}, "fit_before_split", "fit_transform("),
+    "a transform averaging each row's marks is silent": (
+        _ROW_STEP, {"body": 'X["average"] = X[MARKS].mean(axis=1)\n'
+                            '            X["best"] = X[MARKS].max(axis="columns")'},
+        "fit_before_split", None),
+    "records sorted by their test score, the first rescored, is found": (
+        _BOARD, {"key": "held_out"}, "tuned_on_test", "the chosen model"),
+    "records sorted by cross-validation, the first rescored, is silent": (_BOARD, {"key": "cv"}, "tuned_on_test", None),
+    "a fit counting the words of each row is a fit before the split": (
+        _WALKING_FIT, {"loop": _ROW_LOOP}, "fit_before_split", "fit_transform("),
+    "a fit keeping the numeric columns it walks is silent": (
+        _WALKING_FIT, {"loop": _COLUMN_LOOP}, "fit_before_split", None),
+}
 
 
-def test_a_fit_keeping_the_numeric_columns_it_walks_is_silent(tmp_path):
-    loop = "for name in X:\n                if X[name].dtype != object:\n                    self.kept_.append(name)"
-    text = _WALKING_FIT.format(loop=loop)
-    assert not _lines(tmp_path, text, "fit_before_split")
+@pytest.mark.parametrize("case", list(_CASES))
+def test_review58_case(tmp_path, case):
+    template, fill, kind, found_at = _CASES[case]
+    text = template.format(**fill)
+    lines = _lines(tmp_path, text, kind)
+    assert (line_of(text, found_at) in lines) if found_at else not lines

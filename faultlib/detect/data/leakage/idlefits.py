@@ -40,9 +40,9 @@ A ``transform`` can learn too: a step whose ``fit`` is ``return self`` but whose
 rows it is given (``SimpleImputer().fit_transform(X)``, ``self.encoder.fit(X, y)``) or computes a statistic of them
 (``X[c].mean()``, ``pd.get_dummies(X)``: the category set) refits on every call, so ``pipe.fit_transform(X)`` learns
 from ``X`` all the same (:func:`learning_transform`). A statistic across each row's columns (``X[cols].mean(axis=1)``,
-pandas' ``axis=1``/``axis='columns'``) reads one row at a time and learns nothing from the others. Stop 57 (an imputing pipeline, a target encoder and a
-feature-engineering step of public notebooks, all with an empty ``fit``): read as idle, their fits before a split or a
-cross-validation went silent.
+pandas' ``axis=1``/``axis='columns'``) reads one row at a time and learns nothing from the others. Stop 57 (an
+imputing pipeline, a target encoder and a feature-engineering step of public notebooks, all with an empty ``fit``):
+read as idle, their fits before a split or a cross-validation went silent.
 """
 
 from __future__ import annotations
