@@ -680,9 +680,9 @@ class DesignChecks:
         if not temporal and not ordered:  # lags of the target built out of sight, named by the script (lagnames.py)
             if "_target_lags" not in self.__dict__:
                 self._target_lags = lagged_target_columns(self.tree, getattr(self, "_targets", ()))
-            lags = self._target_lags
+            lags, reading = self._target_lags
             temporal = {f"lag columns of the target: {', '.join(lags[:3])}{', ...' if len(lags) > 3 else ''}"} \
-                if lags and self._roots(x) else temporal
+                if lags and line in reading and self._roots(x) else temporal
         cutoff = date_cutoff(self.tree) if calendar and not ordered and not temporal else None
         whole_series = grouped and not calendar  # GroupKFold by breath_id: each series whole on one side
         if not ordered and not whole_series and (temporal or cutoff is not None):  # timeorder.py: policy and why

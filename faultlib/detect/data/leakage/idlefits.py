@@ -33,14 +33,16 @@ call in it reads its data parameters (and the locals computed from them) only as
 A ``fit`` that calls anything else on the rows (``self.scaler.fit(X)``, ``X.mean()``, ``X[c].quantile(...)``) or a
 class that writes its own ``fit_transform`` keeps the old reading: a transformer that learns. So does a ``fit`` that
 loops over its rows (``for counts in X: total.update(counts)``): the loop variable is a row, and what is built from
-it (a vocabulary of the most common words) a statistic of the values.
+it (a vocabulary of the most common words) a statistic of the values. Not a loop whose variable indexes the table it
+walks (``for c in X: if X[c].dtype == object: ...``): a pandas table yields its column names.
 
 A ``transform`` can learn too: a step whose ``fit`` is ``return self`` but whose ``transform`` fits an estimator on the
 rows it is given (``SimpleImputer().fit_transform(X)``, ``self.encoder.fit(X, y)``) or computes a statistic of them
 (``X[c].mean()``, ``pd.get_dummies(X)``: the category set) refits on every call, so ``pipe.fit_transform(X)`` learns
-from ``X`` all the same (:func:`learning_transform`). Stop 57 (an imputing pipeline, a target encoder and a
-feature-engineering step of public notebooks, all with an empty ``fit``): read as idle, their fits before a split or a
-cross-validation went silent.
+from ``X`` all the same (:func:`learning_transform`). A statistic across each row's columns (``X[cols].mean(axis=1)``,
+pandas' ``axis=1``/``axis='columns'``) reads one row at a time and learns nothing from the others. Stop 57 (an
+imputing pipeline, a target encoder and a feature-engineering step of public notebooks, all with an empty ``fit``):
+read as idle, their fits before a split or a cross-validation went silent.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ import ast
 from typing import Any
 
 from faultlib.detect.data.leakage import vocab
+from faultlib.detect.data.leakage.columnfilters import _columns_axis
 from faultlib.detect.data.leakage.pairreturns import OPTION as TUPLE_RETURNS, tuple_roles
 from faultlib.detect.data.leakage.values import Est
 
@@ -124,10 +127,20 @@ def learning_transform(fn: ast.FunctionDef) -> bool:
         args = [*node.args, *(k.value for k in node.keywords)]
         if name in _FITS and any(reads.values(a) for a in args):
             return True  # SimpleImputer().fit_transform(X[num]), self.encoder.fit(X[cols], y)
-        if name in vocab.STATISTICS | _ROW_STATISTICS and (reads.values(node.func.value) or any(
-                reads.values(a) for a in args)):
+        if name in vocab.STATISTICS | _ROW_STATISTICS and not _columns_axis(node) and (reads.values(
+                node.func.value) or any(reads.values(a) for a in args)):
             return True  # X[c].mean(), np.median(X[c]), pd.get_dummies(X[cols])
     return False
+
+
+def _column_keys(loop: ast.For | ast.comprehension) -> set[str]:
+    """The loop variables of ``for c in X:`` that index the table looped over inside the loop (``X[c]``): iterating
+    a pandas ``DataFrame`` yields its column labels (pandas API, ``DataFrame.__iter__``: "iterate over info axis"),
+    so ``c`` is a column's name, not a row."""
+    tables = {n.id for n in ast.walk(loop.iter) if isinstance(n, ast.Name)}
+    inside = loop.body if isinstance(loop, ast.For) else loop.ifs
+    return {n.slice.id for part in inside for n in ast.walk(part) if isinstance(n, ast.Subscript) and isinstance(
+        n.value, ast.Name) and n.value.id in tables and isinstance(n.slice, ast.Name)}
 
 
 def idle_fit(fn: ast.FunctionDef) -> bool:
@@ -135,7 +148,8 @@ def idle_fit(fn: ast.FunctionDef) -> bool:
     reads = _Reads(_params(fn))
     for node in ast.walk(fn):
         if isinstance(node, (ast.For, ast.comprehension)) and reads.values(node.iter):
-            reads.rows |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}  # for row in X: a row
+            looped = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}  # for row in X: a row
+            reads.rows |= looped - _column_keys(node)
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if reads.values(node.value):

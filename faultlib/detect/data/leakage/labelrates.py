@@ -17,8 +17,9 @@ it is evaluated on.
 
 :func:`label_rate_cuts` finds, syntactically, in one function (or the module):
 
-* labels named for testing (:func:`~.scoreloops.test_labels`: ``y_test``) and the names assigned from them
-  (``y_labels = y_test.argmax(axis=1)``) -- never a name computed by a model or a metric;
+* labels named for testing (:func:`~.scoreloops.test_labels`: ``y_test``) and the names assigned from them alone
+  (``y_labels = y_test.argmax(axis=1)``) -- never a name computed by a model or a metric, nor a table that also
+  holds other data (``pd.DataFrame({"y": y_test, "p": proba})``: the mean of its ``p`` is no share of labels);
 * a *rate*: a name assigned an expression that counts or averages those labels (``Counter``, ``mean``, ``sum``,
   ``value_counts``, ``bincount``) and calls no metric;
 * a comparison of the rate with something that reads no label (``proba > cut``), whose result -- assigned, or the
@@ -53,12 +54,32 @@ def _assigns(scope: ast.AST) -> list[ast.Assign]:
     return sorted((n for n in scope_nodes(scope) if isinstance(n, ast.Assign)), key=lambda n: n.lineno)
 
 
+def _callee_names(value: ast.expr) -> set[str]:
+    """Names ``value`` reads only as the function it calls or the root of one (``np`` of ``np.argmax(...)``), and
+    the variables of its comprehensions: no data of their own."""
+    out: set[str] = set()
+    for n in ast.walk(value):
+        if isinstance(n, ast.Call):
+            func = n.func
+            while isinstance(func, ast.Attribute):
+                func = func.value
+            if isinstance(func, ast.Name):
+                out.add(func.id)
+        elif isinstance(n, ast.comprehension):
+            out |= names_in(n.target)
+    return out
+
+
 def _label_names(assigns: list[ast.Assign]) -> set[str]:
-    """The test-label names of the scope and the names assigned from them (no model, no metric in between)."""
+    """The test-label names of the scope and the names assigned from them alone (``y_labels = y_test.argmax(1)``;
+    no model, no metric in between): a value that also reads other data (``pd.DataFrame({"y": y_test, "p":
+    proba})``) holds more than the labels, and a share of its other columns is no share of the labels."""
     labels = {n.id for a in assigns for n in ast.walk(a.value) if isinstance(n, ast.Name) and test_labels(n)}
     for a in assigns:
         calls = [c for c in ast.walk(a.value) if isinstance(c, ast.Call)]
-        if names_in(a.value) & labels and not any(_metric(c) or call_name(c).startswith("predict") for c in calls):
+        read = names_in(a.value)
+        if read & labels and not read - labels - _callee_names(a.value) and not any(
+                _metric(c) or call_name(c).startswith("predict") for c in calls):
             labels |= {name for t in a.targets for name in names_in(t)}
     return labels
 

@@ -32,7 +32,9 @@ first one. The choice sits in no loop and keeps no running best, so :mod:`.choic
   further assignments). The finding is at the first one, unless a ``tuned_on_test`` finding already lies between
   the first record and it (a loop of candidates read by :mod:`.choices`: one choice, one report).
 
-Silent: records of validation rows (the intended practice: choose on validation, score the test part once); a pick
+Silent: records of validation rows (the intended practice: choose on validation, score the test part once); a table
+sorted by a field of the records that holds no test result (``{"cv_r2": cross_val_score(...).mean(), "test_r2":
+r2_score(y_test, ...)}`` sorted by ``"cv_r2"``: chosen by cross-validation, the test score only shown); a pick
 only printed; a sorted table of test scores with no pick; the model scored again that none of the pick's names reach.
 """
 
@@ -95,18 +97,46 @@ def _records(stmts: list[ast.stmt], loops: list[tuple[int, int]]) -> dict[str, t
             if len(lines) >= 2 or any(a <= lines[0] <= b for a, b in loops)}
 
 
-def _sorts(value: ast.expr, sorting_functions: frozenset[str]) -> bool:
-    return any(isinstance(n, ast.Call) and (_callee(n) in _SORTS or isinstance(n.func, ast.Name)
-                                            and n.func.id in sorting_functions) for n in ast.walk(value))
+def _unscored_fields(stmts: list[ast.stmt]) -> frozenset[str]:
+    """The fields of the scope's records (``{"model": ..., "cv_r2": ...}`` displays appended to a list or listed)
+    that never hold a result on rows named for testing: a score on training folds, a name, a fit time."""
+    clean: set[str] = set()
+    scored: set[str] = set()
+    for s in stmts:
+        for n in ast.walk(s):
+            added = n.args[:1] if isinstance(n, ast.Call) and _callee(n) in ("append", "extend") else n.elts if \
+                isinstance(n, ast.List) else []
+            for record in (r for a in added for r in (a.elts if isinstance(a, ast.List) else [a])
+                           if isinstance(r, ast.Dict)):
+                for key, value in zip(record.keys, record.values):
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        (scored if _test_call(value) is not None else clean).add(key.value)
+    return frozenset(clean - scored)
 
 
-def _first_row_of(value: ast.expr, sorted_tables: set[str], tables: set[str]) -> bool:
-    """``t.index[0]``, ``t.iloc[-1]``, ``t.iloc[0].name`` of a sorted table ``t``; ``t['rmse'].idxmin()`` of any."""
+def _by_unscored(node: ast.AST, unscored: frozenset[str]) -> bool:
+    """The column names ``node`` (a sort, ``t['cv'].idxmax()``) orders by are all fields with no test result
+    (:func:`_unscored_fields`): ``sort_values('cv_r2')`` ranks by cross-validation, not by the test rows."""
+    keys = {n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    return bool(keys) and keys <= unscored
+
+
+def _sorts(value: ast.expr, sorting_functions: frozenset[str], unscored: frozenset[str] = frozenset()) -> bool:
+    return any(isinstance(n, ast.Call) and (_callee(n) in _SORTS and not any(
+        _by_unscored(a, unscored) for a in [*n.args, *(k.value for k in n.keywords)]) or isinstance(n.func, ast.Name)
+        and n.func.id in sorting_functions) for n in ast.walk(value))
+
+
+def _first_row_of(value: ast.expr, sorted_tables: set[str], tables: set[str],
+                  unscored: frozenset[str] = frozenset()) -> bool:
+    """``t.index[0]``, ``t.iloc[-1]``, ``t.iloc[0].name`` of a sorted table ``t``; ``t['rmse'].idxmin()`` of any
+    (not ``t['cv_r2'].idxmax()``, a field with no test result)."""
     for n in ast.walk(value):
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr in ("index", "iloc") \
                 and _names(n.value.value) & sorted_tables and _edge(n.slice):
             return True
-        if isinstance(n, ast.Call) and _callee(n) in _BEST_LABELS and _names(n.func) & tables:
+        if isinstance(n, ast.Call) and _callee(n) in _BEST_LABELS and _names(n.func) & tables and not _by_unscored(
+                n.func, unscored):
             return True
     return False
 
@@ -126,6 +156,7 @@ def _scope_picks(body: list[ast.stmt], sorting_functions: frozenset[str]) -> lis
     records = _records(stmts, loops)
     if not records:
         return []
+    unscored = _unscored_fields(stmts)
     out = []
     for name, (first, last) in records.items():
         tables: set[str] = set()
@@ -138,11 +169,11 @@ def _scope_picks(body: list[ast.stmt], sorting_functions: frozenset[str]) -> lis
                 continue
             reads = _names(value)
             if pick_line is None and reads & ({name} | tables):
-                if _first_row_of(value, sorted_tables, tables | {name}):
+                if _first_row_of(value, sorted_tables, tables | {name}, unscored):
                     picked, pick_line = _targets(s), s.lineno
                     continue
                 tables |= _targets(s)
-                if _sorts(value, sorting_functions) or reads & sorted_tables:
+                if _sorts(value, sorting_functions, unscored) or reads & sorted_tables:
                     sorted_tables |= _targets(s)
             elif pick_line is not None and reads & picked:
                 picked |= _targets(s)
