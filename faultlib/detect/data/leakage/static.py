@@ -106,6 +106,7 @@ from faultlib.detect.data.leakage.keyedcalls import KeyedCalls
 from faultlib.detect.data.leakage.earlystop import EarlyStops
 from faultlib.detect.data.leakage.kerastuners import KerasTunerSearches
 from faultlib.detect.data.leakage.evalsets import EvalSets
+from faultlib.detect.data.leakage.torchmodules import TorchModules
 from faultlib.detect.data.leakage.boostercv import BoosterCV
 from faultlib.detect.data.leakage.encodingfolds import EncodingFolds
 from faultlib.detect.data.leakage.fileentities import file_entity_findings
@@ -234,7 +235,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
                TuningStops,
                IdleFits,
                FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, KerasTunerSearches, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
-               PairReturns, FoldRankings, ClusterScores, InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, ByUse, DesignChecks, ChoiceChecks,
+               PairReturns, FoldRankings, ClusterScores, InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, TorchModules, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, TransposedTables, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, GroupItems, ColumnItems,
                ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
                SplitReach, InheritedMethods, CachedResults, LibraryStores, SaveHelpers, RelabelledMembers, UncalledHelpers,
@@ -437,7 +438,7 @@ class Analyzer(ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, Sc
             if isinstance(base, (Data, MaybeData)):
                 self._note_column(base, attr)
             return Bound(base, attr)  # a method, or a column / a Bunch field (``ds.data``) when used as data
-        return UNKNOWN
+        return super()._attribute_value(base, attr)  # a mixin's objects (net.parameters: torchmodules.py)
 
     def _subscript_value(self, base: Any, index_node: ast.expr, frame: Frame, line: int) -> Any:
         special = self._special_subscript(base, index_node, frame)  # model.wv[word], np.c_[a, b], names[:5]
