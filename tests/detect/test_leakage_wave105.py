@@ -81,6 +81,18 @@ def test_scaler_refitted_on_test_file_before_a_torch_network_is_a_warning(tmp_pa
     assert ("fit_on_test", "prep.py", 11) in _alarms(tmp_path, "main.py")
 
 
+def test_torch_network_scoring_through_a_method_of_its_own_class_is_a_warning(tmp_path):
+    # det.classify(x) runs forward inside the project's own method: the rows still reach the trained network
+    net = SENSOR_NET + """
+    def classify(self, batch):
+        return self.forward(batch).argmax(dim=1)
+"""
+    main = SENSOR_MAIN.replace('Detector(xs.shape[1], 2).to("cpu")', "Detector(xs.shape[1], 2)").replace(
+        "guess = det(xh).detach().numpy().argmax(axis=1)", "guess = det.classify(xh).numpy()")
+    _write(tmp_path, {"prep.py": SENSOR_PREP, "net.py": net, "main.py": main})
+    assert ("fit_on_test", "prep.py", 11) in _alarms(tmp_path, "main.py")
+
+
 def test_torch_network_fed_rows_scaled_by_the_training_fit_is_silent(tmp_path):
     healthy = SENSOR_MAIN.replace("train_x = prep.rescale(train_x)\ntest_x = prep.rescale(test_x)\n",
                                   "from sklearn.preprocessing import MinMaxScaler\nmm = MinMaxScaler().fit(train_x)\n"

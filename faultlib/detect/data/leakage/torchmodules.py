@@ -24,7 +24,8 @@ What counts: an instance of a class of the module or of the project (imported in
 PyTorch's ``Module`` (``nn.Module``, ``torch.nn.Module``, ``from torch.nn import Module``), or a project class
 that is one, whose ``parameters()`` the script has asked for (the optimizer's argument: the sign that the network
 is trained here, not a frozen extractor). Its call on rows reaches a model, as a fit or a predict does, and gives
-what its arguments combine to. ``Module.to``/``cuda``/``cpu``/``float``/``double``/``half``/``train``/``eval``
+what its arguments combine to; so does a call of a method its class defines (``net.predict(x)``, whose body runs
+``forward``: issue 17 wave 96, a meta-learner's ``predict`` on the test source's rows). ``Module.to``/``cuda``/``cpu``/``float``/``double``/``half``/``train``/``eval``
 return the module itself (PyTorch reference: "Returns: self"), so ``net = Net().to(device)`` keeps the network.
 """
 
@@ -77,6 +78,13 @@ class TorchModules:
             elif name in _SELF_METHODS:
                 return receiver
         return super()._method_value(receiver, name, args, kwargs, node, frame)  # type: ignore[misc]
+
+    def _invoke(self, func: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
+        receiver = args[0] if args else None
+        if self._torch_module(receiver) and id(receiver) in self.__dict__.get("_trained_nets", ()) and \
+                func.node.name != "__init__":  # net.predict(x), net.embed(x): a method of its own reads the rows
+            self._reach(*args[1:], *kwargs.values())  # type: ignore[attr-defined]
+        return super()._invoke(func, args, kwargs, line)  # type: ignore[misc]
 
     def _call_value(self, func: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
         if self._torch_module(func) and id(func) in self.__dict__.get("_trained_nets", ()):
