@@ -37,6 +37,7 @@ from faultlib.detect.data.leakage.foldranges import counted_fold_loop
 from faultlib.detect.data.leakage.loopitems import row_text
 from faultlib.detect.data.leakage.lambdareads import builtin_mapped
 from faultlib.detect.data.leakage.oldsplitters import listed_splitter
+from faultlib.detect.data.leakage.keptparts import drawn_from
 from faultlib.detect.data.leakage.values import (
     Data, Enum, Est, FitRef, FoldIter, Indexer, RowUnion, Step, as_data, covers, data_rows_child, disjoint,
     is_training_part, maybe_data, new_id, parts, test_step, training_part_of)
@@ -217,6 +218,10 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             if line in self._kept_second_parts:  # _, X_part, _, y_part = split(...): a subsample (keptparts.py)
                 sample = Data(data_rows_child(data, Step("filter", ident, "sample", line=line)), data.taints, False)
                 out.extend([UNKNOWN, sample])
+                continue
+            if line in self._dropped_second_parts:  # X_part, _, y_part, _ = split(...): a subsample too
+                sample = Data(data_rows_child(data, Step("filter", ident, "sample", line=line)), data.taints, False)
+                out.extend([sample, UNKNOWN])
                 continue
             train = Data(data_rows_child(data, Step("split", ident, "train", line=line)), data.taints, False)
             test = Data(data_rows_child(data, Step("split", ident, second, line=line)), data.taints, second == "test")
@@ -549,7 +554,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
         for fit in in_order(data.taints):  # fitted on these rows, or on the training part of a split of them
             if self._copies_kept(fit, None, 0, line):
                 continue  # a whole table repeated, cross-validated by a key its copies share (copysplits.py)
-            if self._overlaps(fit, data) or training_part_of(data.rows, fit.rows) or same_split_rows(fit.rows, data.rows):
+            if self._overlaps(fit, data) or training_part_of(data.rows, fit.rows) or same_split_rows(fit.rows, data.rows) \
+                    or drawn_from(data.rows, fit.rows):  # a subsample's fit (keptparts.py)
                 self._emit("fit_outside_cv", fit, line=line, data=data,
                            why=f"{how} on {self.smap.describe(line)} then cross-validates those rows: every fold "
                                "is scored on rows that shaped its features")

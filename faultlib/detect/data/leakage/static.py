@@ -106,6 +106,8 @@ from faultlib.detect.data.leakage.keyedcalls import KeyedCalls
 from faultlib.detect.data.leakage.earlystop import EarlyStops
 from faultlib.detect.data.leakage.kerastuners import KerasTunerSearches
 from faultlib.detect.data.leakage.evalsets import EvalSets
+from faultlib.detect.data.leakage.torchmodules import TorchModules
+from faultlib.detect.data.leakage.ownrowscores import OwnRowScores
 from faultlib.detect.data.leakage.boostercv import BoosterCV
 from faultlib.detect.data.leakage.encodingfolds import EncodingFolds
 from faultlib.detect.data.leakage.fileentities import file_entity_findings
@@ -163,7 +165,7 @@ from faultlib.detect.data.leakage.winsorfits import WinsorFits
 from faultlib.detect.data.leakage.selectors import IMPORTANCES, FunctionalFits
 from faultlib.detect.data.leakage.transposed import TransposedTables
 from faultlib.detect.data.leakage.classtests import result_field
-from faultlib.detect.data.leakage.keptparts import kept_second_parts
+from faultlib.detect.data.leakage.keptparts import dropped_second_parts, kept_second_parts
 from faultlib.detect.data.leakage.refits import names_a_test_set
 from faultlib.detect.data.leakage.ownfiles import names_a_held_out_file, written_files
 from faultlib.detect.data.leakage.sole_file import renamed_whole, sole_data_file
@@ -236,7 +238,7 @@ class Analyzer(TablePicks, ColumnFilters, RepeatedLists, StatisticLists, Unlabel
                TuningStops,
                IdleFits,
                FileHandoff, DataModules, ReturnedToCaller, ClosedOverStatistics, HandPicked, FlagFeatures, FoldColumns, KerasTunerSearches, EarlyStops, BoosterCV, EncodingFolds, EvalSets, PowerFits, WinsorFits,
-               PairReturns, FoldRankings, ClusterScores, InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, OwnModels, ByUse, DesignChecks, ChoiceChecks,
+               PairReturns, FoldRankings, ClusterScores, InputFunctions, EmbeddingSemantics, MaskIdentity, OutlierMasks, KerasModels, OwnModels, TorchModules, OwnRowScores, ByUse, DesignChecks, ChoiceChecks,
                FrameSemantics, ValidationChecks, TransposedTables, FunctionalFits, EstimatorSemantics, ScopeAliases, LoopItems, GroupItems, ColumnItems,
                ForwardGrids, AttributeTables, StatisticUnpacking, BlockUnpacking, DynamicGlobals, EmptyInputGuards, PseudoLabels, FitSwitches, ModuleSwitches, KeyedCalls, ModelRegistries,
                SplitReach, InheritedMethods, CachedResults, LibraryStores, SaveHelpers, RelabelledMembers, UncalledHelpers,
@@ -268,6 +270,7 @@ class Analyzer(TablePicks, ColumnFilters, RepeatedLists, StatisticLists, Unlabel
         self._selections: list[tuple[Any, list[Rows]]] = []  # cross-validations over rows holding a test part
         self._discarded: set[int] = set()  # splits whose held-out part was thrown away (``_``): subsamples
         self._kept_second_parts = kept_second_parts(tree)  # splits whose training parts are thrown away (keptparts.py)
+        self._dropped_second_parts = dropped_second_parts(tree)  # ... or whose held-out parts are (keptparts.py)
         self._test_set_named = names_a_test_set(tree)  # validation rows may join a final refit (refits.py)
         self._caller_names: dict[int, str] = {}  # a helper's table by the name its caller binds (refits.py)
         self._loop_spans = [(n.lineno, n.end_lineno or n.lineno) for n in walk_once(tree) if isinstance(
@@ -320,6 +323,7 @@ class Analyzer(TablePicks, ColumnFilters, RepeatedLists, StatisticLists, Unlabel
     def run(self) -> StaticReport:
         self.interpret()
         self.report.complete, self.report.stopped = self.complete, self.stopped
+        self._own_row_findings()  # scored only on the rows it was fitted on (ownrowscores.py)
         self._finalize()
         self._carried_weights()
         self.report.findings += stacked_findings(self.tree, self.smap, self.report.findings, helper_scored_fits(
@@ -439,7 +443,7 @@ class Analyzer(TablePicks, ColumnFilters, RepeatedLists, StatisticLists, Unlabel
             if isinstance(base, (Data, MaybeData)):
                 self._note_column(base, attr)
             return Bound(base, attr)  # a method, or a column / a Bunch field (``ds.data``) when used as data
-        return UNKNOWN
+        return super()._attribute_value(base, attr)  # a mixin's objects (net.parameters: torchmodules.py)
 
     def _subscript_value(self, base: Any, index_node: ast.expr, frame: Frame, line: int) -> Any:
         special = self._special_subscript(base, index_node, frame)  # model.wv[word], np.c_[a, b], names[:5]
