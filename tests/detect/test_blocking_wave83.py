@@ -187,9 +187,10 @@ def test_a_payload_decompressed_in_memory_stays_silent(tmp_path):
     assert flagged(tmp_path, _BODIES.format(code=code)) == set()
 
 
-def test_compression_handed_to_a_thread_and_a_checksum_stay_silent(tmp_path):
+def test_compression_handed_to_a_thread_a_literal_payload_and_a_checksum_stay_silent(tmp_path):
     code = ('packed = await asyncio.to_thread(zlib.compress, body.encode())\n'
-            '        return Response(packed, headers={"x-crc": str(zlib.crc32(packed))})')
+            '        end = gzip.compress(b"")\n'
+            '        return Response(packed + end, headers={"x-crc": str(zlib.crc32(packed))})')
     assert flagged(tmp_path, _BODIES.format(code=code)) == set()
 
 

@@ -19,7 +19,7 @@ its slowest), and decoding an in-memory payload stays silent as the other in-mem
 
 from __future__ import annotations
 
-from faultlib.detect.serving.blocking.entries import Vocabulary
+from faultlib.detect.serving.blocking.entries import BlocksWhen, Vocabulary
 
 C = "blocking_cpu"
 PY = "https://docs.python.org/3/library/"
@@ -33,9 +33,10 @@ _STDLIB = {"gzip": PY + "gzip.html#gzip.compress (\"Compress the data, returning
            "lzma": PY + "lzma.html#lzma.compress (\"Compress data ... returning the compressed data as a bytes "
                    "object\")"}
 
-COMPRESSORS = Vocabulary(
-    calls={
-        **{f"{m}.compress": (C, source) for m, source in _STDLIB.items()},
-        **{f"isal.{m}.compress": (C, ISAL) for m in ("igzip", "isal_zlib")},
-    },
-)
+_CALLS = {**{f"{m}.compress": (C, source) for m, source in _STDLIB.items()},
+          **{f"isal.{m}.compress": (C, ISAL) for m in ("igzip", "isal_zlib")}}
+_PAYLOAD = BlocksWhen("data", position=0, test="one_of", values=())
+"""A literal payload (``gzip.compress(b"")``, the empty end-of-stream frame of a streaming protocol) is a few bytes
+written in the code: only a payload computed at run time may be large."""
+
+COMPRESSORS = Vocabulary(calls=_CALLS, when={name: _PAYLOAD for name in _CALLS})
