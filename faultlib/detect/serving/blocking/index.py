@@ -225,8 +225,9 @@ class Index(TypeOf):
             return self.vocab.returns[found]  # openpyxl.Workbook: the class re-exported from openpyxl.workbook...
         if isinstance(found, str) and (same := f"{found}.{found.rpartition('.')[2]}") in self._returned():
             return same  # `img: Image` after `from PIL import Image`: the module named for its class PIL.Image.Image
-        return found if isinstance(found, (Klass, str)) and not (isinstance(found, str) and
-                                                                 found.startswith("builtins.")) else None
+        if isinstance(found, str) and not found.startswith("builtins."):
+            return self.vocab.spelling(found)  # pandas.core.frame.DataFrame: the vocabulary's pandas.DataFrame
+        return found if isinstance(found, Klass) else None
 
     def _returned(self) -> frozenset[str]:
         """Every type the vocabulary says a call returns (the classes it knows instances of)."""

@@ -35,6 +35,7 @@ from faultlib.detect.serving.blocking.store_factories import store_factory_type
 from faultlib.detect.serving.blocking.package_handles import returned_handle
 from faultlib.detect.serving.blocking.returned_modules import returned_module
 from faultlib.detect.serving.blocking.repositories import repository_result
+from faultlib.detect.serving.blocking.orm_queries import orm_instance
 from faultlib.detect.serving.blocking.model import UNPACKED, Func, Klass, Module, Type, _is_local, dotted
 from faultlib.detect.serving.blocking.shapes import is_generator, is_property
 from faultlib.detect.serving.blocking.signal_hooks import signal_application
@@ -159,7 +160,8 @@ class TypeOf:
         if isinstance(expr, ast.Await):  # the result of a coroutine of the analysed files: what it returns
             call = self.awaited_call(expr, func)
             if call is None:  # await asyncio.to_thread(fn, ...): what fn returns
-                return offloaded_result(self, expr, func) or repository_result(self, expr.value, func)
+                return (offloaded_result(self, expr, func) or repository_result(self, expr.value, func)
+                        or orm_instance(self, expr.value, func))  # await User.get(...) of a Tortoise model
             target = self.callee(call.func, func)
             return None if target is None else self.awaited_type(target)
         if isinstance(expr, ast.Call):
@@ -264,7 +266,7 @@ class TypeOf:
                 if not last[:1].isupper():  # index.as_query_engine(): the package's query engine
                     return (returned_handle(self.vocab, target) or made_type(self, target)  # driver.session()
                             or reference_type(self.vocab, target))  # a guessed client's collection(name)
-                return target if not target.startswith("builtins.") else None
+                return self.vocab.spelling(target) if not target.startswith("builtins.") else None
             if (target is None and func is not None and isinstance(callee, ast.Attribute)
                     and (callee.attr.startswith("from_") or callee.attr in vocab.LOAD_METHODS)):
                 made = self.callee(callee.value, func, depth + 1)  # MyCLIP.from_pretrained(name): a MyCLIP, the
@@ -387,7 +389,7 @@ class TypeOf:
                 if isinstance(target, Klass):
                     return target
                 if isinstance(target, str) and target.rpartition(".")[2][:1].isupper():
-                    return self.vocab.returns.get(target, target)
+                    return self.vocab.returns.get(target) or self.vocab.spelling(target)
                 if isinstance(target, str) and target in self.vocab.returns:  # a factory the vocabulary types:
                     return self.vocab.returns[target]  # `return build("drive", "v3")`, `return sqlite3.connect(p)`
         return None

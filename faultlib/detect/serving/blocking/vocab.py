@@ -26,6 +26,7 @@ import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from faultlib.detect.serving.blocking.class_spellings import described_classes, known_spelling
 from faultlib.detect.serving.blocking.entries import BlocksWhen, Family, Vocabulary  # noqa: F401 (the plugin API)
 from faultlib.detect.serving.blocking.libraries import (  # noqa: F401 (re-exported: older entry-point paths)
     BUILTIN, CLOUD_AND_TASKS, DATABASES, HTTP_CLIENTS, MODELS, STDLIB)
@@ -258,6 +259,16 @@ class Merged:
         found = cache.get(type_name)
         if found is None:
             found = cache[type_name] = [f for f in self._candidates(type_name[:1]) if f.owns(type_name)]
+            spelt = known_spelling(self._described(), type_name) if not found else None
+            if spelt is not None:  # openpyxl.workbook.Workbook: the vocabulary's openpyxl.workbook.workbook.Workbook
+                found = cache[type_name] = self._families_of(spelt)
+        return found
+
+    def _described(self) -> frozenset[str]:
+        """The class names this vocabulary describes (:func:`~.class_spellings.described_classes`), memoised."""
+        found = self.__dict__.get("_described_classes")
+        if found is None:
+            found = self.__dict__["_described_classes"] = described_classes(self.calls, self.families, self.returns)
         return found
 
     def _candidates(self, first: str) -> list[Family]:
@@ -272,12 +283,31 @@ class Merged:
             table[None] = [f for f, fs in zip(self.families, firsts) if "" in fs]
         return table.get(first, table[None])
 
+    def _owners(self) -> frozenset[str]:
+        """Every ``pkg.Type`` that has a ``pkg.Type.method`` entry in ``calls``, memoised."""
+        found = self.__dict__.get("_owner_names")
+        if found is None:
+            found = self.__dict__["_owner_names"] = frozenset(name.rpartition(".")[0] for name in self.calls)
+        return found
+
     def owned(self, type_name: str) -> bool:
         """Whether a family owns ``type_name`` or ``calls`` names one of its methods (the vocabulary describes it)."""
-        prefixes = self.__dict__.get("_owners")
-        if prefixes is None:  # every "pkg.Type" that has a "pkg.Type.method" entry
-            prefixes = self.__dict__["_owners"] = frozenset(name.rpartition(".")[0] for name in self.calls)
-        return type_name in prefixes or bool(self._families_of(type_name))
+        prefixes = self._owners()
+        if type_name in prefixes or self._families_of(type_name):
+            return True
+        spelt = known_spelling(self._described(), type_name)
+        return spelt is not None and spelt in prefixes
+
+    def spelling(self, type_name: str) -> str:
+        """The vocabulary's own spelling of the class ``type_name`` names by another of its import paths
+        (``pandas.core.frame.DataFrame`` -> ``pandas.DataFrame``: :mod:`~.class_spellings`), else ``type_name``."""
+        memo = self.__dict__.setdefault("_spellings", {})
+        found = memo.get(type_name)
+        if found is None:
+            direct = type_name in self._owners() or any(f.owns(type_name) for f in self._candidates(type_name[:1]))
+            found = memo[type_name] = type_name if direct else (known_spelling(self._described(), type_name)
+                                                                or type_name)
+        return found
 
     def whole_package(self, type_name: str) -> bool:
         """Whether ``type_name`` is owned only by package families that take every method of the package for a

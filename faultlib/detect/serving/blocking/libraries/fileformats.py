@@ -7,8 +7,9 @@ older file entries -- ``open``, ``pickle``, ``shutil``, ``tarfile.open``, ``zipf
 Each entry names the documentation of the call: every one reads or writes a file's content in the calling thread.
 Left out on purpose: readers of a file object that is already open -- ``json.load(f)``, ``marshal.load``,
 ``plistlib.load``, ``hashlib.file_digest``, their ``dump`` twins: the ``open`` that made ``f`` is the blocker reported,
-and a second finding for the same file would be a duplicate --, in-memory codecs (``gzip.compress``,
-``json.loads``), ``csv.reader`` (it reads whatever
+and a second finding for the same file would be a duplicate --, in-memory parsers (``json.loads``; the one-shot
+``gzip.compress``/``decompress`` of a whole payload is CPU work: :mod:`~faultlib.detect.serving.blocking.libraries.
+compressors`), ``csv.reader`` (it reads whatever
 iterable it is given, an in-memory ``StringIO`` as often as a file, whose ``open`` is reported already), a zip or
 tar member read (the archive may be an in-memory buffer) and single-inode metadata (``os.stat``, ``os.remove``,
 ``os.path.exists``: one stat of one inode, which the labelling rules of ``benchmarks/README.md`` and Home Assistant's
