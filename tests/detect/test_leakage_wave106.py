@@ -1,0 +1,131 @@
+"""Kinds of issue 17's held-out wave 106 (retail, supply chain and operations forecasting), both directions. Every
+example is a small script written for this test (no public code)."""
+
+from __future__ import annotations
+
+from tests.detect.test_leakage_crossmodule import _alarms, _write
+from tests.detect.test_leakage_wave102 import _lines
+
+# --- M1: the best candidate read off a sorted table of test scores (head(1)), in the script or in a helper ----------
+
+#: each k is scored on the test rows, the records are sorted by error and the first row (head(1)) gives k, refitted
+KNN_HEAD = """\
+import pandas as pd
+from sklearn.neighbors import KNeighborsRegressor
+from sklearn.metrics import mean_absolute_error
+
+def score(y_true, y_pred):
+    return {"mae": mean_absolute_error(y_true, y_pred)}
+
+def run():
+    shop = pd.read_csv("shop.csv")
+    x_train, y_train = shop[shop.day < 300].drop(columns="units"), shop[shop.day < 300].units
+    x_test, y_test = shop[shop.day >= 300].drop(columns="units"), shop[shop.day >= 300].units
+    tried = []
+    for k in range(3, 20):
+        knn = KNeighborsRegressor(n_neighbors=k)
+        knn.fit(x_train, y_train)
+        guess = knn.predict(x_test)
+        err = score(y_test, guess)
+        tried.append({**err, "k": k})
+    table = pd.DataFrame(tried)
+    table = table.sort_values("mae")
+    top = table.head(1)
+    k = top["k"].values[0]
+    knn = KNeighborsRegressor(n_neighbors=k)
+    knn.fit(x_train, y_train)
+    print(score(y_test, knn.predict(x_test)))
+
+run()
+"""
+
+
+def test_head_of_the_sorted_test_error_table_picks_the_k_at_the_scoring_line(tmp_path):
+    assert _lines(tmp_path, "knnfit.py", KNN_HEAD) == {16}
+
+
+def test_head_of_a_table_of_validation_errors_is_silent(tmp_path):
+    held = KNN_HEAD.replace("x_test, y_test = shop[shop.day >= 300]", "x_val, y_val = shop[shop.day >= 300]")
+    held = held.replace("knn.predict(x_test)", "knn.predict(x_val)").replace("score(y_test, guess)", "score(y_val, guess)")
+    assert _lines(tmp_path, "knnfit.py", held.replace("print(score(y_test, knn.predict(x_test)))", "print(k)")) == set()
+
+
+#: a helper module's search: each setting scored on the test rows it is handed, the score appended to a list by
+#: another helper, the list sorted by a third that returns the first row's setting; the script refits and reports
+SEARCH_HELPERS = """\
+from itertools import product
+
+import pandas as pd
+from sklearn.metrics import mean_absolute_error
+
+
+def tally(y_test, board, setting, guess):
+    board.append({"mae": mean_absolute_error(y_test, guess), "setting": setting})
+
+
+def winner(board):
+    ranked = pd.DataFrame(board).sort_values("mae")
+    return ranked.head(1).to_dict("records")[0]["setting"]
+
+
+def search(Regressor, grid, x_train, y_train, x_test, y_test):
+    settings = [dict(zip(grid, v)) for v in product(*grid.values())]
+    board = []
+    for setting in settings:
+        model = Regressor(**setting)
+        model.fit(x_train, y_train)
+        guess = model.predict(x_test)
+        tally(y_test, board, setting, guess)
+    best = winner(board)
+    return best
+
+
+def search_nets(build, grid, x_train, y_train, x_test, y_test):
+    board = []
+    for setting in grid:
+        net = build(x_train.shape[1], layers=setting["layers"])
+        net.fit(x_train, y_train, epochs=setting["epochs"], verbose=0)
+        guess = net.predict(x_test)
+        tally(y_test, board, setting, guess)
+    return winner(board)
+"""
+
+#: the training script hands its test part to the search and scores the refitted winner on it
+FOREST = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.metrics import mean_absolute_error
+
+from tools.search import search
+
+shop = pd.read_csv("shop.csv")
+early, late = shop[shop.day < 300], shop[shop.day >= 300]
+x_train, y_train = early.drop(columns="units"), early.units
+x_test, y_test = late.drop(columns="units"), late.units
+best = search(RandomForestRegressor, {"max_depth": [4, 8], "n_estimators": [50, 100]}, x_train, y_train, x_test, y_test)
+forest = RandomForestRegressor(**best).fit(x_train, y_train)
+print(mean_absolute_error(y_test, forest.predict(x_test)))
+"""
+
+
+def test_search_helper_picking_the_best_test_score_is_reported_in_the_helper(tmp_path):
+    _write(tmp_path, {"tools/search.py": SEARCH_HELPERS, "forest.py": FOREST})
+    assert ("tuned_on_test", "search.py", 22) in _alarms(tmp_path, "forest.py")
+
+
+def test_search_helper_handed_a_validation_part_is_silent(tmp_path):
+    helpers = SEARCH_HELPERS.replace("y_test", "y_val").replace("x_test", "x_val")
+    script = FOREST.replace("x_train, y_train, x_test, y_test)", "x_train, y_train, x_val, y_val)").replace(
+        "early, late = shop[shop.day < 300], shop[shop.day >= 300]",
+        "early, mid, late = shop[shop.day < 250], shop[(shop.day >= 250) & (shop.day < 300)], shop[shop.day >= 300]")
+    script = script.replace("x_test, y_test = late", "x_val, y_val = mid.drop(columns=\"units\"), mid.units\n"
+                            "x_test, y_test = late")
+    _write(tmp_path, {"tools/search.py": helpers, "forest.py": script})
+    assert {a for a in _alarms(tmp_path, "forest.py") if a[0] == "tuned_on_test"} == set()
+
+
+def test_search_helper_whose_scores_are_only_returned_unsorted_is_silent(tmp_path):
+    helpers = SEARCH_HELPERS.replace("    best = winner(board)\n    return best", "    return board")
+    script = FOREST.replace("forest = RandomForestRegressor(**best)", "forest = RandomForestRegressor(**best[0][\"setting\"])")
+    _write(tmp_path, {"tools/search.py": helpers, "forest.py": script})
+    assert {a for a in _alarms(tmp_path, "forest.py") if a[0] == "tuned_on_test"} == set()
