@@ -129,3 +129,59 @@ def test_search_helper_whose_scores_are_only_returned_unsorted_is_silent(tmp_pat
     script = FOREST.replace("forest = RandomForestRegressor(**best)", "forest = RandomForestRegressor(**best[0][\"setting\"])")
     _write(tmp_path, {"tools/search.py": helpers, "forest.py": script})
     assert {a for a in _alarms(tmp_path, "forest.py") if a[0] == "tuned_on_test"} == set()
+
+
+# --- M2: a darts model stopped early on its val_series (Lightning EarlyStopping) and scored on that series ---------
+
+#: the trainer's callbacks stop on the validation loss; the fit gets val_series through a kwargs dict, the forecast
+#: of that horizon is scored against the same validation series
+DARTS_STOP = """\
+import pandas as pd
+from darts import TimeSeries
+from darts.models import NBEATSModel
+from darts.metrics import mae
+from pytorch_lightning.callbacks import EarlyStopping
+
+
+def trainer_options(patience=5):
+    halt = EarlyStopping(monitor="val_loss", patience=patience, mode="min")
+    return {"pl_trainer_kwargs": {"callbacks": [halt]}}
+
+
+def evaluate(frame):
+    sales = TimeSeries.from_dataframe(frame, "week", "units")
+    fit_part, check_part = sales.split_before(0.8)
+    net = NBEATSModel(input_chunk_length=12, output_chunk_length=4, **trainer_options())
+    options = {"series": fit_part}
+    options["val_series"] = check_part
+    net.fit(**options)
+    guess = net.predict(n=len(check_part))
+    return mae({scored}, guess)
+
+
+print(evaluate(pd.read_csv("weekly.csv")))
+"""
+
+
+def test_darts_fit_stopped_on_the_series_it_is_scored_on_is_reported_at_the_fit(tmp_path):
+    assert _lines(tmp_path, "weekly.py", DARTS_STOP.replace("{scored}", "check_part")) == {19}
+
+
+def test_darts_fit_with_the_keyword_val_series_is_reported_too(tmp_path):
+    body = DARTS_STOP.replace("{scored}", "check_part").replace(
+        '    options = {"series": fit_part}\n    options["val_series"] = check_part\n    net.fit(**options)\n',
+        "    net.fit(fit_part, val_series=check_part)\n\n\n")
+    assert _lines(tmp_path, "weekly.py", body) == {17}
+
+
+def test_darts_forecast_scored_on_a_part_the_stop_never_saw_is_silent(tmp_path):
+    body = DARTS_STOP.replace("{scored}", "last_part").replace(
+        "    fit_part, check_part = sales.split_before(0.8)\n",
+        "    rest, last_part = sales.split_before(0.9)\n    fit_part, check_part = rest.split_before(0.8)\n")
+    assert _lines(tmp_path, "weekly.py", body) == set()
+
+
+def test_darts_val_series_without_an_early_stop_is_silent(tmp_path):
+    body = DARTS_STOP.replace("{scored}", "check_part").replace(
+        '    halt = EarlyStopping(monitor="val_loss", patience=patience, mode="min")\n', "    halt = None\n")
+    assert _lines(tmp_path, "weekly.py", body) == set()
