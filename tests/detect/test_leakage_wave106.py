@@ -185,3 +185,74 @@ def test_darts_val_series_without_an_early_stop_is_silent(tmp_path):
     body = DARTS_STOP.replace("{scored}", "check_part").replace(
         '    halt = EarlyStopping(monitor="val_loss", patience=patience, mode="min")\n', "    halt = None\n")
     assert _lines(tmp_path, "weekly.py", body) == set()
+
+
+# --- F1: a calibration map fitted on validation predictions put back through a loaded scaler's inverse_transform ---
+
+#: a helper maps scaled values back with a scaler the script loads (the analysis does not know it as an estimator)
+RESTORE = """\
+import numpy as np
+
+
+def restore(arr, scaler):
+    arr = np.asarray(arr).reshape(-1, 1)
+    return scaler.inverse_transform(arr).ravel()
+"""
+
+#: predictions of each part are mapped back; the calibrator is fitted on the validation part's, applied to the test
+#: part's, and the test part is scored
+CALIBRATED = """\
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.linear_model import LinearRegression
+from sklearn.metrics import mean_absolute_error
+from sklearn.preprocessing import StandardScaler
+
+from tools.scaling import restore
+
+
+def mapped(m, x):
+    x = np.asarray(x).ravel()
+    return m.predict(x.reshape(-1, 1))
+
+
+def evaluate(model, X_train, y_train, X_val, y_val, X_test, y_test, y_scaler):
+    train_pred = model.predict(X_train)
+    val_pred = model.predict(X_val)
+    test_pred = model.predict(X_test)
+    y_train_eval = restore(y_train, y_scaler)
+    y_val_eval = restore(y_val, y_scaler)
+    y_test_eval = restore(y_test, y_scaler)
+    train_pred = restore(train_pred, y_scaler)
+    val_pred = restore(val_pred, y_scaler)
+    test_pred = restore(test_pred, y_scaler)
+    val_x = np.asarray(val_pred).ravel()
+    val_y = np.asarray(y_val_eval).ravel()
+    cal = LinearRegression()
+    cal.fit(val_x.reshape(-1, 1), val_y)
+    return mean_absolute_error(y_test_eval, mapped(cal, test_pred))
+
+
+days = pd.read_csv("days.csv")
+X, y = days.drop(columns="units").values, days["units"].values.reshape(-1, 1)
+import pickle
+y_scaler = pickle.load(open("scaler.pkl", "rb"))
+y = y_scaler.transform(y).ravel()
+X_train, X_val, X_test = X[:300], X[300:350], X[350:]
+y_train, y_val, y_test = y[:300], y[300:350], y[350:]
+forest = RandomForestRegressor().fit(X_train, y_train)
+print(evaluate(forest, X_train, y_train, X_val, y_val, X_test, y_test, y_scaler))
+"""
+
+
+def test_calibrator_fitted_on_validation_predictions_mapped_back_by_a_loaded_scaler_is_silent(tmp_path):
+    _write(tmp_path, {"tools/scaling.py": RESTORE, "calib.py": CALIBRATED})
+    assert {a for a in _alarms(tmp_path, "calib.py") if a[0] == "trained_on_test"} == set()
+
+
+def test_calibrator_fitted_on_the_test_predictions_it_then_maps_and_scores_is_reported(tmp_path):
+    body = CALIBRATED.replace("val_x = np.asarray(val_pred)", "val_x = np.asarray(test_pred)").replace(
+        "val_y = np.asarray(y_val_eval)", "val_y = np.asarray(y_test_eval)")
+    _write(tmp_path, {"tools/scaling.py": RESTORE, "calib.py": body})
+    assert ("trained_on_test", "calib.py", 29) in _alarms(tmp_path, "calib.py")
