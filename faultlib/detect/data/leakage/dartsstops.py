@@ -73,28 +73,20 @@ def _assigned(stmts: list[ast.AST]) -> list[tuple[set[str], ast.expr]]:
     return out
 
 
-def _backwards(start: set[str], assigned: list[tuple[set[str], ast.expr]]) -> set[str]:
+def _closure(start: set[str], assigned: list[tuple[set[str], ast.expr]], backwards: bool) -> set[str]:
+    """Names reached from ``start`` through the assignments: what they were computed from (``backwards``), or what
+    was computed from them."""
     seen = set(start)
     grew = True
     while grew:
         grew = False
         for targets, value in assigned:
-            if targets & seen:
-                new = _arg_names(value) - seen
-                if new:
-                    seen |= new
-                    grew = True
-    return seen
-
-
-def _forwards(start: set[str], assigned: list[tuple[set[str], ast.expr]]) -> set[str]:
-    seen = set(start)
-    grew = True
-    while grew:
-        grew = False
-        for targets, value in assigned:
-            if not targets <= seen and {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} & seen:
-                seen |= targets
+            if backwards:
+                new = _arg_names(value) - seen if targets & seen else set()
+            else:
+                new = targets - seen if {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} & seen else set()
+            if new:
+                seen |= new
                 grew = True
     return seen
 
@@ -127,12 +119,12 @@ def _scope_stops(body: list[ast.stmt]) -> list[int]:
         val = _val_series(fit, nodes)
         if val is None:
             continue
-        held = _backwards(_arg_names(val), assigned)
+        held = _closure(_arg_names(val), assigned, backwards=True)
         model = ast.unparse(fit.func.value)
         predicted = {name for targets, v in assigned if any(
             isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "predict"
             and ast.unparse(c.func.value) == model for c in ast.walk(v)) for name in targets}
-        predicted = _forwards(predicted, assigned) if predicted else set()
+        predicted = _closure(predicted, assigned, backwards=False) if predicted else set()
         for call in (n for n in nodes if isinstance(n, ast.Call) and n.lineno > fit.lineno):
             args = {a.id for a in [*call.args, *(k.value for k in call.keywords)] if isinstance(a, ast.Name)}
             if args & held and args & predicted:
