@@ -5,7 +5,7 @@ syntactic facts :func:`loop_facts` computes once per module) and syntactic helpe
 
 * ``tuned_on_test``: a loop tries candidates (a hyperparameter, a model, a feature set), scores each on the
   test rows and keeps the best (``if score > best``, ``max(scores)``, ``np.argmax(errors)``, ``idxmax()`` or
-  ``sort_values(...).iloc[0]`` of a table built from the scores, or the value read off the curve typed into
+  ``sort_values(...).iloc[0]`` (or ``.head(1)``) of a table built from the scores, or the value read off the curve typed into
   the next model, which is then scored on the same rows: ``KNeighborsClassifier(n_neighbors=7)`` after
   ``for k in range(1, 30)``). The
   reported score is then the maximum of several noisy test scores: optimistic, as a score on training rows
@@ -36,6 +36,7 @@ from faultlib.detect.data.leakage import vocab
 from faultlib.detect.data.leakage.opencvml import opencv_setter, opencv_variables
 from faultlib.detect.data.leakage.callsites import function_at, loop_site
 from faultlib.detect.data.leakage.handedcands import hands_candidate
+from faultlib.detect.data.leakage.helperpicks import appending_params, handed_to_appender, picking_functions
 from faultlib.detect.data.leakage.comparedby import kept_by_another_value
 from faultlib.detect.data.leakage.guards import branches, counter_guard, counters, seed_only, size_guard
 from faultlib.detect.data.leakage.laterpicks import later_running_best
@@ -112,8 +113,9 @@ def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[L
     assigns = [n for n in nodes if isinstance(n, ast.Assign)]
     counted = counters(tree)  # if k > 0: a fold counter's guard, not a choice (guards.py)
     cv_models = opencv_variables(tree)  # knn = cv2.ml.KNearest_create(); knn.setDefaultK(k) (opencvml.py)
-    firsts = [n for n in nodes if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute)
-              and n.value.attr == "iloc" and _first_row(n.slice)]  # x.iloc[0], x.iloc[0, 1]
+    firsts = _first_rows(nodes)  # x.iloc[0], x.iloc[0, 1], x.head(1)
+    appenders = appending_params(tree)  # record(y_test, board, ...): the helper appends to board (helperpicks.py)
+    pickers = picking_functions(tree)  # best = winner(board): the helper sorts and returns the first row
     holders = {id(c): {t.id for t in a.targets if isinstance(t, ast.Name)} for a in assigns
                for c in ast.walk(a.value) if isinstance(c, ast.Call)}  # knn = KNN(...).fit(...): the model's variable
     resplit = tuple((o.lineno, o.end_lineno or o.lineno) for o in loops if any(
@@ -141,6 +143,8 @@ def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[L
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend") \
                     and isinstance(n.func.value, ast.Name):
                 kept.add(n.func.value.id)
+            elif isinstance(n, ast.Call) and appenders:
+                kept |= handed_to_appender(n, appenders)
             elif isinstance(n, (ast.Assign, ast.AugAssign)):
                 for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
                     base = t
@@ -160,6 +164,10 @@ def loop_facts(tree: ast.Module, models: frozenset[str] = frozenset()) -> list[L
                 kept |= {t.id for t in a.targets if isinstance(t, ast.Name)}
         if not chooses and kept:
             chooses = _first_of_sorted(later_calls, firsts, kept, end, names)
+        if not chooses and kept and pickers:
+            chooses = next((c.lineno for c in later_calls if c.lineno > end and isinstance(c.func, ast.Name)
+                            and c.func.id in pickers and kept & names(c)
+                            and function_at(tree, c.lineno) == function_at(tree, loop.lineno)), 0)
         if not chooses and kept:  # for i, n in enumerate(names): if scores[i] > best: ... (laterpicks.py)
             chooses = later_running_best(loops, kept, end, counted, names)
         typed_back: set[str] = set()  # constructors already seen after the loop: only the first one counts
@@ -194,7 +202,19 @@ def _first_row(key: ast.expr) -> bool:
     return isinstance(first, ast.Constant) and first.value == 0
 
 
-def _first_of_sorted(calls: list[ast.Call], firsts: list[ast.Subscript], kept: set[str], end: int,
+def _first_rows(nodes: list[ast.AST]) -> list[tuple[int, ast.expr]]:
+    """``(line, table)`` of every first row taken by position: ``t.iloc[0]``, ``t.iloc[0, 1]``, and ``t.head(1)``
+    (pandas ``DataFrame.head(n)`` returns the first ``n`` rows: with ``n=1`` the top row of a sorted table, read on
+    by ``best['k'].values[0]`` or ``.to_dict('records')[0]``)."""
+    out = [(n.lineno, n.value.value) for n in nodes if isinstance(n, ast.Subscript)
+           and isinstance(n.value, ast.Attribute) and n.value.attr == "iloc" and _first_row(n.slice)]
+    out += [(n.lineno, n.func.value) for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "head" and [getattr(a, "value", None) for a in [*n.args, *(
+                k.value for k in n.keywords if k.arg == "n")]] == [1]]
+    return out
+
+
+def _first_of_sorted(calls: list[ast.Call], firsts: list[tuple[int, ast.expr]], kept: set[str], end: int,
                      names: Any = None) -> int:
     """``results_df.sort_values('acc').iloc[0]`` (or of a name the sort was assigned to): the first row of the sorted
     scores is the best one; the line where it is taken, else 0."""
@@ -202,7 +222,7 @@ def _first_of_sorted(calls: list[ast.Call], firsts: list[ast.Subscript], kept: s
     if not any(c.lineno > end and call_name(c) in ("sort_values", "sort", "sorted") and kept & names(c)
                for c in calls):
         return 0
-    return next((n.lineno for n in firsts if n.lineno > end and kept & _names(n.value.value)), 0)
+    return next((line for line, table in firsts if line > end and kept & _names(table)), 0)
 
 
 def _scored_again(call: ast.Call, scored: set[str], calls: list[ast.Call], holders: dict[int, set[str]],

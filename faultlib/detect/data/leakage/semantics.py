@@ -50,6 +50,7 @@ from faultlib.detect.data.leakage.refits import merged_validation, resampled_for
 from faultlib.detect.data.leakage.sole_file import file_table, reads_new_rows as _reads_new_rows
 from faultlib.detect.data.leakage.summedrankings import summed_ranking
 from faultlib.detect.data.leakage.testparts import input_named_test
+from faultlib.detect.data.leakage.unmapped import maps_rows_back
 from faultlib.detect.data.leakage.testfills import apart_from, transformed_only
 from faultlib.detect.data.leakage.trainrows import TrainRowCuts
 from faultlib.detect.data.leakage.clusterreach import ClusterInputs
@@ -264,6 +265,8 @@ class EstimatorSemantics(PlainRows, FoldReuse, ScoringChecks, TrainRowCuts, Clus
             if name not in vocab.TRANSFORM:  # a model the analysis does not know (Keras, xgboost...): its X
                 self._reach(*(args[:1] or [vocab.model_input(kwargs)]))
             return UNKNOWN
+        if name == "inverse_transform":
+            return maps_rows_back(maybe_data(args[0]) if args else None)  # the part's rows, not the receiver's
         # a method of a known data-frame/array operation makes its receiver data; any other method
         # (rng.randn, xp.asarray, pd.DataFrame on an opaque module) gives a new, unrelated value
         known = name in vocab.ROW_METHODS or name in ("head", "tail", "sample", "query", "drop", "append")

@@ -179,6 +179,7 @@ from faultlib.detect.data.leakage.pairpicks import PairPicks
 from faultlib.detect.data.leakage.singlesamples import SingleSamples
 from faultlib.detect.data.leakage.reportpicks import ReportPicks
 from faultlib.detect.data.leakage.tablepicks import TablePicks
+from faultlib.detect.data.leakage.dartsstops import DartsStops
 from faultlib.detect.data.leakage.validation import ValidationChecks
 from faultlib.detect.data.leakage.semantics import EstimatorSemantics, FitSite, data_rows_child
 from faultlib.detect.data.leakage.values import as_data, maybe_data
@@ -225,7 +226,7 @@ class StaticReport:
     stopped: str | None = None
 
 
-class Analyzer(TablePicks, ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, ScoredWeights, ScoreTables, ReportPicks, SpelledReports,
+class Analyzer(DartsStops, TablePicks, ColumnFilters, RepeatedLists, StatisticLists, UnlabelledTests, ScoredWeights, ScoreTables, ReportPicks, SpelledReports,
                DeletedColumns, ColumnReads, ListedColumns, ShownPredictions,
                UnlabelledRows, BestItems, KeptNames, GuardedDrops, ThresholdChoices, WrapperSelectors, TunerReports, BestScores,
                RescoredSearches, SearchesBeforeSplits, DuckModels, RecordFields,
