@@ -129,3 +129,14 @@ def test_split_in_time_order_or_lags_of_other_columns_is_silent(tmp_path):
     assert _lines(tmp_path, "split.py", ordered, ("shuffled_time_split",)) == set()
     other = LAGGED_TABLE.format(lag1="minutes_lag_1", lag2="goals_lag_1", how="random_state=0")
     assert _lines(tmp_path, "split.py", other, ("shuffled_time_split",)) == set()
+
+
+def test_a_history_column_named_with_a_lag_word_beside_the_target_is_no_lag_of_it(tmp_path):
+    """``previous_bookings_not_canceled`` shares the word ``canceled`` with the target ``is_canceled`` but names a
+    customer's earlier bookings (a column the dataset ships), not the target's earlier value: a shuffled split of the
+    bookings is no time leak. ``points_prev_3_rolling_mean`` is one (the target's earlier values, averaged)."""
+    history = LAGGED_TABLE.replace("round_points", "is_canceled").format(
+        lag1="previous_bookings_not_canceled", lag2="previous_cancellations", how="random_state=0")
+    assert _lines(tmp_path, "split.py", history, ("shuffled_time_split",)) == set()
+    rolling = LAGGED_TABLE.format(lag1="points_prev_3_rolling_mean", lag2="points_lag_2_weeks", how="random_state=0")
+    assert _lines(tmp_path, "split2.py", rolling, ("shuffled_time_split",)) == {10}

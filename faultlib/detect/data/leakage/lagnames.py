@@ -11,7 +11,10 @@ then a scored row's label, as with a ``shift`` in the script itself (:mod:`.time
 
 Recognised (:func:`lagged_target_columns`): a string constant of the program whose name tokens hold a lag word
 (``lag``, ``lagged``, ``prev``, ``previous``, ``shifted``) and, besides lag words and numbers, a word of a target
-column's name (``points`` of ``total_points``; generic words such as ``total`` or ``count`` do not count), unless
+column's name (``points`` of ``total_points``; generic words such as ``total`` or ``count`` do not count), and no
+word of its own beyond the target's, a horizon or a statistic (``previous_bookings_not_canceled`` beside the target
+``is_canceled`` is a history column a dataset ships, the count of a customer's earlier bookings, not the target's
+earlier value), unless
 it only stands where columns are taken away (``drop(columns=[...])``, ``del df[...]``, ``c not in (...)``: the lags
 dropped from the features leak nothing). The columns are shown as the rows' time-ordered features when the script
 computes none itself and the split reads them (its call names a lag column, or a name assigned from one: a split of
@@ -31,6 +34,11 @@ __all__ = ["lagged_target_columns"]
 
 #: words of a column name that make it an earlier value of another column
 _LAG_WORDS = frozenset({"lag", "lagged", "prev", "previous", "shifted"})
+#: words a lag's name may add to the target's: its horizon and a statistic of the earlier values
+#: (``sales_lag_7_days``, ``points_prev_3_rolling_mean``)
+_LAG_DETAIL = frozenset({"day", "days", "week", "weeks", "month", "months", "year", "years", "hour", "hours", "step",
+                         "steps", "round", "rounds", "season", "seasons", "rolling", "ewm", "diff", "std", "min",
+                         "max", "median"})
 #: words of a target's name too generic to tie a column to it
 _GENERIC = frozenset({"total", "count", "num", "number", "value", "values", "is", "has", "target", "label", "y",
                       "class", "sum", "mean", "avg", "new", "final", "all"})
@@ -60,7 +68,8 @@ def _lag_constants(tree: ast.AST, targets: Iterable[str]) -> list[ast.Constant]:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 60 and \
                 id(node) not in removed:
             words = _words(node.value)
-            if words & _LAG_WORDS and (words - _LAG_WORDS) & target_words:
+            rest = words - _LAG_WORDS
+            if words & _LAG_WORDS and rest & target_words and rest <= target_words | _GENERIC | _LAG_DETAIL:
                 out.append(node)
     return out
 
